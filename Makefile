@@ -1,0 +1,37 @@
+# TLB flush series: base -> tree -> build -> boot -> results.
+# `make check` is the test command; `make bench` measures base vs series.
+S := scripts
+
+.PHONY: all deps base tree export build tests check bench lint selftest clean
+
+all: check
+
+deps:
+	@$(S)/0-deps.sh
+
+base: deps
+	@$(S)/1-base.sh >/dev/null
+
+tree: base
+	@$(S)/2-tree.sh
+
+export:
+	@$(S)/export.sh
+
+build: deps
+	@for a in x86_64 arm64; do $(S)/3-build-kernel.sh $$a series >/dev/null || exit 1; done
+
+tests: build
+	@for a in x86_64 arm64; do $(S)/3-build-tests.sh $$a series >/dev/null || exit 1; done
+
+selftest:
+	@$(S)/selftest.sh
+
+check: deps
+	@$(S)/check.sh
+
+bench: deps
+	@$(S)/bench.sh
+
+clean:
+	rm -rf out results

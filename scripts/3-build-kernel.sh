@@ -1,0 +1,73 @@
+#!/bin/bash
+# Step 3a: build one guest kernel.
+#   3-build-kernel.sh ARCH REF [VARIANT]
+# REF is a branch or tag of the tree (base, series, emu, mutant, ...).
+# VARIANT names an extra fragment configs/variant-VARIANT.config (compile
+# checks such as nosmp, 16k). The kernel is built from a detached worktree
+# at $OUT/src; the build dir is $OUT/build/ARCH-REF[-VARIANT]. A new build
+# dir is seeded from an existing one of the same arch so only what differs
+# is rebuilt (git checkout gives changed files a new mtime, so make sees
+# them). Prints the build dir.
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 ref=$2 variant=${3:-}
+name=$arch-$ref${variant:+-$variant}
+bdir=$OUT/build/$name
+src=$OUT/src
+cc=$(cross_compile "$arch")
+
+[ -d "$TREE/.git" ] || die "no tree at $TREE: run 'make tree' first"
+git -C "$TREE" rev-parse -q --verify "$ref^{commit}" >/dev/null || die "no ref '$ref' in $TREE"
+
+if [ ! -d "$src" ]; then
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$src" "$ref"
+fi
+exec 9>"$OUT/src.lock"
+flock 9
+git -C "$src" checkout -q --detach -f "$ref"
+
+if [ ! -d "$bdir" ]; then
+	seed=$(ls -td "$OUT"/build/"$arch"-* 2>/dev/null | head -n 1 || true)
+	if [ -n "$seed" ] && [ -f "$seed/.config" ]; then
+		log "build $name: seeding from $(basename "$seed")"
+		cp -a "$seed" "$bdir.tmp" && mv "$bdir.tmp" "$bdir"
+	fi
+fi
+mkdir -p "$bdir"
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache} CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+kmake() {
+	make -s -C "$src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
+		CC="ccache ${cc}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
+}
+
+frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
+[ -n "$variant" ] && frags+=("$TOP/configs/variant-$variant.config")
+# Rebuild .config only when a fragment changed.
+want=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+if [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
+	log "build $name: configuring"
+	kmake tinyconfig >/dev/null
+	"$src"/scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" "${frags[@]}" >/dev/null
+	kmake olddefconfig >/dev/null
+	# Every option a fragment names must have the value it asks for.
+	missing=$(cat "${frags[@]}" | grep -E '^CONFIG_' | while IFS= read -r l; do
+		opt=${l%%=*} val=${l#*=}
+		if [ "$val" = n ]; then
+			! grep -q "^$opt=" "$bdir/.config" || echo "$l"
+		else
+			grep -qx "$l" "$bdir/.config" || echo "$l"
+		fi
+	done)
+	[ -z "$missing" ] || die "build $name: config options not honoured: $(echo $missing)"
+	echo "$want" > "$bdir/.frags"
+fi
+
+log "build $name: $(git -C "$src" log -1 --format='%h %s' | cut -c1-60)"
+kmake "$(basename "$(kimage "$arch")")" >"$bdir/build.log" 2>&1 ||
+	{ tail -n 40 "$bdir/build.log" >&2; die "build $name failed"; }
+git -C "$src" rev-parse HEAD > "$bdir/.built-from"
+log "build $name: done"
+echo "$bdir"

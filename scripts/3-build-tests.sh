@@ -1,0 +1,72 @@
+#!/bin/bash
+# Step 3b: build the guest userspace for one arch: static kselftests and
+# KVM selftests from the tree at REF, Debian's busybox-static, guest/init.
+#   3-build-tests.sh ARCH REF     -> prints the initramfs path
+# Needs the kernel build dir of ARCH-REF (for its uapi headers).
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 ref=$2
+bdir=$OUT/build/$arch-$ref
+tdir=$OUT/tests/$arch
+src=$OUT/src
+cc=$(cross_compile "$arch")
+[ -f "$bdir/.config" ] || die "no kernel build $bdir: build the kernel first"
+
+exec 9>"$OUT/src.lock"
+flock 9
+git -C "$src" checkout -q --detach -f "$ref"
+
+mkdir -p "$tdir/bin"
+log "tests $arch: headers"
+make -s -C "$src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
+	INSTALL_HDR_PATH="$tdir/hdr" headers_install >/dev/null
+
+# Binaries named by guest/tests.list: mm.X -> selftests/mm/X, kvm.X -> kvm/x86/X.
+ids=$(grep -v '^#' "$TOP/guest/tests.list" | cut -d'|' -f1)
+mm=() kvm=()
+for id in $ids; do
+	case $id in
+	mm.*) mm+=("$tdir/mm/${id#mm.}") ;;
+	kvm.*) [ "$arch" = x86_64 ] && kvm+=("$tdir/kvm/x86/${id#kvm.}") ;;
+	esac
+done
+sel() {
+	make -s -C "$src/tools/testing/selftests/$1" OUTPUT="$tdir/$1" \
+		ARCH="${arch/x86_64/x86}" CROSS_COMPILE="$cc" CC="ccache ${cc}gcc" \
+		KHDR_INCLUDES="-isystem $tdir/hdr/include" EXTRA_CFLAGS=-static \
+		-j"$JOBS" "${@:2}" >"$tdir/$1.log" 2>&1 ||
+		{ tail -n 30 "$tdir/$1.log" >&2; die "tests $arch: $1 selftests failed to build"; }
+}
+log "tests $arch: ${#mm[@]} mm selftests, ${#kvm[@]} KVM selftests"
+mkdir -p "$tdir/mm" "$tdir/kvm"
+[ ${#mm[@]} -eq 0 ] || sel mm "${mm[@]}"
+[ ${#kvm[@]} -eq 0 ] || sel kvm "${kvm[@]}"
+cp "${mm[@]}" "${kvm[@]}" "$tdir/bin/"
+
+# Debian's busybox-static for the guest arch.
+deb_arch=${arch/x86_64/amd64}
+bb=$CACHE/busybox-$deb_arch
+if [ ! -x "$bb" ]; then
+	log "tests $arch: fetching busybox-static:$deb_arch"
+	"$TOP"/scripts/apt-private.sh update
+	"$TOP"/scripts/apt-private.sh download "busybox-static:$deb_arch"
+	deb=$(ls -t "$("$TOP"/scripts/apt-private.sh path)"/busybox-static_*_"$deb_arch".deb | head -n 1)
+	x=$(mktemp -d)
+	dpkg-deb -x "$deb" "$x"
+	cp "$x/bin/busybox" "$bb.tmp" && mv "$bb.tmp" "$bb"
+	rm -rf "$x" "$deb"
+fi
+
+root=$tdir/root
+rm -rf "$root"
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,tests/bin}
+cp "$bb" "$root/bin/busybox"
+cp "$TOP/guest/init" "$root/init"
+chmod +x "$root/init"
+cp "$tdir"/bin/* "$root/tests/bin/"
+grep -v '^#' "$TOP/guest/tests.list" > "$root/tests/list"
+img=$OUT/initramfs-$arch.cpio.gz
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$img.tmp"
+mv "$img.tmp" "$img"
+log "tests $arch: $(basename "$img") $(du -h "$img" | cut -f1)"
+echo "$img"

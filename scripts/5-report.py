@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Step 5b: make results/ from the measurements of one bench run.
+
+    5-report.py MEASUREMENTS.jsonl RESULTS_DIR
+
+Each input line is one measurement: {"metric", "arch", "kernel", "path",
+"vcpus", "value", "unit"}. Ratios are series over base for the same metric,
+arch, path and vcpus (and any "vs" pairs listed in the line's "ratio_to":
+{"name": {"kernel": ..., "path": ...}}). Writes bench.json, bench.md and
+bench.png (gnuplot), and prints the markdown table.
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def key(m, **over):
+    d = dict(m, **over)
+    return (d['metric'], d['arch'], d['kernel'], d['path'], d['vcpus'])
+
+
+def main():
+    src, outdir = sys.argv[1], sys.argv[2]
+    with open(src) as f:
+        ms = [json.loads(l) for l in f if l.strip()]
+    idx = {key(m): m for m in ms}
+    for m in ms:
+        ratios = {}
+        if m['kernel'] != 'base':
+            b = idx.get(key(m, kernel='base'))
+            if b and b['value']:
+                ratios['series/base'] = round(m['value'] / b['value'], 4)
+        for name, ref in m.get('ratio_to', {}).items():
+            o = idx.get(key(m, **ref))
+            if o and o['value']:
+                ratios[name] = round(m['value'] / o['value'], 4)
+        m['ratios'] = ratios
+        m.pop('ratio_to', None)
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, 'bench.json'), 'w') as f:
+        json.dump(ms, f, indent=1)
+        f.write('\n')
+    rows = ['| metric | arch | path | vCPUs | kernel | value | unit | ratios |',
+            '|---|---|---|---|---|---|---|---|']
+    for m in ms:
+        r = ', '.join(f'{k} {v:.3f}' for k, v in m['ratios'].items())
+        v = m['value']
+        vs = f'{v:.3f}' if isinstance(v, float) and v < 1000 else f'{v:g}'
+        rows.append(f"| {m['metric']} | {m['arch']} | {m['path']} | "
+                    f"{m['vcpus']} | {m['kernel']} | {vs} | {m['unit']} | {r} |")
+    table = '\n'.join(rows) + '\n'
+    with open(os.path.join(outdir, 'bench.md'), 'w') as f:
+        f.write('# make bench results\n\n' + table)
+    sys.stdout.write(table)
+    chart(ms, outdir)
+
+
+def chart(ms, outdir):
+    """Bar chart of every series/base ratio (1.0 = no change)."""
+    bars = [(f"{m['arch']} {m['metric']} {m['path']} {m['vcpus']}v",
+             m['ratios']['series/base']) for m in ms
+            if 'series/base' in m['ratios']]
+    if not bars:
+        return
+    dat = os.path.join(outdir, 'bench.dat')
+    with open(dat, 'w') as f:
+        for i, (label, v) in enumerate(bars):
+            f.write(f'{i} {v} "{label}"\n')
+    script = f'''
+set terminal pngcairo size 1200,{300 + 28 * len(bars)} noenhanced
+set output "{os.path.join(outdir, 'bench.png')}"
+set title "series / base (lower is faster; 1.0 = unchanged)"
+set style fill solid 0.6
+set boxwidth 0.6
+set yrange [-1:{len(bars)}]
+set xrange [0:*]
+set ytics ({', '.join(f'"{l}" {i}' for i, (l, _) in enumerate(bars))})
+set grid x
+plot "{dat}" using (0.5*$2):1:(0.5*$2):(0.3) with boxxyerrorbars notitle, \\
+     1 with lines notitle
+'''
+    try:
+        subprocess.run(['gnuplot'], input=script, text=True, check=True,
+                       capture_output=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f'chart: gnuplot failed: {e}', file=sys.stderr)
+    os.unlink(dat)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,82 @@
+#!/bin/bash
+# make check: harness self-tests, then the series applied to the pinned
+# base, built for both arches, booted under QEMU TCG, with every KUnit
+# suite and kselftest the series adds plus the upstream regression suites.
+# Ends with "N passed, N failed[, N skipped]"; non-zero exit on any failure.
+. "$(dirname "$0")/lib.sh"
+shopt -s lastpipe
+
+LOGS=$OUT/logs/check
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+P=0 F=0 S=0
+
+tally() { # verdict lines on stdin: print them and add up the counts
+	local st rest
+	while read -r st rest; do
+		case $st in
+		PASS|FAIL|SKIP) printf '  %s %s\n' "$st" "$rest" ;;
+		counts)
+			set -- $rest
+			P=$((P + $1)) F=$((F + $2)) S=$((S + $3))
+			;;
+		esac
+	done
+}
+gate() { # gate NAME CMD...: a harness step is one counted item
+	local name=$1
+	shift
+	if "$@" >"$LOGS/${name// /_}.out" 2>&1; then
+		printf 'PASS harness %s\ncounts 1 0 0\n' "$name"
+	else
+		tail -n 20 "$LOGS/${name// /_}.out" | sed 's/^/    /' >&2
+		printf 'FAIL harness %s\ncounts 0 1 0\n' "$name"
+		return 1
+	fi
+}
+finish() {
+	log "check: done"
+	if [ "$S" -gt 0 ]; then
+		echo "$P passed, $F failed, $S skipped"
+	else
+		echo "$P passed, $F failed"
+	fi
+	[ "$F" -eq 0 ]
+	exit
+}
+# judge TAG ARCH BUILD [4-boot.sh options] [-- 5-results.py options]
+judge() {
+	local tag=$1 arch=$2 build=$3
+	shift 3
+	local bopts=() vopts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do bopts+=("$1"); shift; done
+	[ $# -gt 0 ] && shift && vopts=("$@")
+	local logf=$LOGS/${tag//\//_}.log
+	"$TOP"/scripts/4-boot.sh "$arch" "$build" "$logf" "${bopts[@]}" || true
+	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
+		--known "$TOP/guest/known-failures.txt" "${vopts[@]}" | tally
+}
+ids() { grep -v '^#' "$TOP/guest/tests.list" | cut -d'|' -f1 | grep "^$1" | paste -sd, -; }
+
+log "check: harness self-tests"
+"$TOP"/scripts/selftest.sh | tally
+
+log "check: tree (base + patches/ + testonly/)"
+gate tree "$TOP"/scripts/2-tree.sh | tally || finish
+
+# The pure series kernels, then the test-only variants built on them.
+for arch in x86_64 arm64; do
+	log "check: build $arch"
+	gate "build $arch-series" "$TOP"/scripts/3-build-kernel.sh "$arch" series | tally || finish
+	gate "tests $arch" "$TOP"/scripts/3-build-tests.sh "$arch" series | tally || finish
+done
+
+log "check: boot x86_64"
+judge x86_64/series/npt1 x86_64 x86_64-series --kunit '*' \
+	--tests "$(ids mm.),$(ids kvm.)" --append "kvm_amd.npt=1"
+judge x86_64/series/npt0 x86_64 x86_64-series \
+	--tests "$(ids kvm.)" --append "kvm_amd.npt=0"
+log "check: boot arm64"
+judge arm64/series arm64 arm64-series --kunit '*' --tests "$(ids mm.)"
+
+finish

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Regenerate patches/ (base..series, with cover letter) and testonly/
+# (series..testonly) from the tree. With --check, write nothing and exit
+# non-zero when the tree and the checked-in patches differ.
+. "$(dirname "$0")/lib.sh"
+
+check=0
+[ "${1:-}" = --check ] && check=1
+
+fmt() { # fmt RANGE OUTDIR [extra format-patch args]
+	local range=$1 dir=$2
+	shift 2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	[ "$(git -C "$TREE" rev-list --count "$range")" -gt 0 ] || return 0
+	# The cover letter's Date: is the committer date; pin it to the tip's.
+	GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%cI "${range#*..}") \
+	GIT_COMMITTER_NAME="tlb-series harness" GIT_COMMITTER_EMAIL="harness@invalid" \
+		git -C "$TREE" format-patch -q --no-signature --zero-commit \
+		--abbrev=12 -o "$dir" "$@" "$range" >/dev/null
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fmt base..series "$tmp/patches" --cover-letter --base=base \
+	--cover-from-description=subject
+fmt series..testonly "$tmp/testonly"
+
+if [ $check = 1 ]; then
+	same() { # same GENERATED CHECKED-IN: a missing dir counts as empty
+		mkdir -p "$tmp/empty"
+		diff -r -q "$1" "$( [ -d "$2" ] && echo "$2" || echo "$tmp/empty")" >/dev/null
+	}
+	same "$tmp/patches" "${PATCHES_DIR:-$TOP/patches}" &&
+		same "$tmp/testonly" "$TOP/testonly"
+	exit
+fi
+for d in patches testonly; do
+	rm -rf "${TOP:?}/$d"
+	cp -r "$tmp/$d" "$TOP/$d"
+done
+log "export: $(ls "$TOP"/patches | grep -vc '^0000-' || true) series patches, $(ls "$TOP"/testonly | wc -l) test-only patches"

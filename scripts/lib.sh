@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# Shared settings for the harness scripts. Source it, do not run it.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# Downloads live outside the checkout so a fresh clone reuses them.
+CACHE=${CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/tlb-series}
+# Kernel tree, build dirs, initramfs images and run logs (git-ignored).
+OUT=${OUT:-$TOP/out}
+TREE=$OUT/linux
+RESULTS=${RESULTS:-$TOP/results}
+JOBS=${JOBS:-$(nproc)}
+
+# shellcheck source=../base.conf
+. "${BASE_CONF:-$TOP/base.conf}"
+
+T0=${T0:-$(date +%s)}
+export T0
+
+log() { printf '[%4ds] %s\n' "$(( $(date +%s) - T0 ))" "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+cross_compile() {
+	case $1 in
+	x86_64) echo "" ;;
+	arm64) echo aarch64-linux-gnu- ;;
+	*) die "unknown arch $1" ;;
+	esac
+}
+
+kimage() {
+	case $1 in
+	x86_64) echo arch/x86/boot/bzImage ;;
+	arm64) echo arch/arm64/boot/Image ;;
+	esac
+}
+
+# Fixed identities and dates make the base commit, and every commit that
+# git am makes from patches/, the same on every machine, so that the
+# export round trip is byte-exact.
+BASE_DATE="2026-11-15T22:30:00Z"
+git_fixed() {
+	GIT_AUTHOR_NAME="Debian kernel source" GIT_AUTHOR_EMAIL="base@invalid" \
+	GIT_COMMITTER_NAME="tlb-series harness" GIT_COMMITTER_EMAIL="harness@invalid" \
+	GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE "$@"
+}
