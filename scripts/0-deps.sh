@@ -4,7 +4,7 @@
 
 pkgs=(
 	build-essential bc bison flex libelf-dev libssl-dev cpio gzip xz-utils
-	kmod rsync python3 git ccache perl
+	kmod rsync python3 python3-ply python3-git git ccache perl
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-x86 qemu-system-arm
 	sparse gnuplot-nox

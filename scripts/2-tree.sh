@@ -28,8 +28,8 @@ if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	sed -i -e :a -e '/^\n*$/{$d;N;ba' -e '}' .gitignore
 	sed -i '${/^#$/d}' .gitignore
 	git init -q -b series
-	git config user.name "tlb-series harness"
-	git config user.email "harness@invalid"
+	git config user.name "$SERIES_NAME"
+	git config user.email "$SERIES_EMAIL"
 	git config core.abbrev 12
 	git add -A
 	git_fixed git commit -q -F - <<EOM
@@ -53,7 +53,7 @@ git checkout -q -f -B series base
 git clean -q -fdx -e /.cover
 mapfile -t ps < <(series_patches)
 if [ ${#ps[@]} -gt 0 ]; then
-	git_fixed git am -q --committer-date-is-author-date "${ps[@]}" ||
+	git_am "${ps[@]}" ||
 		die "patches/ does not apply to base (git am left the tree mid-series)"
 fi
 # The cover letter's own text (subject and body, without the generated
@@ -64,7 +64,7 @@ log "tree: series = base + ${#ps[@]} patches"
 git checkout -q -B testonly series
 mapfile -t ts < <(testonly_patches)
 if [ ${#ts[@]} -gt 0 ]; then
-	git_fixed git am -q --committer-date-is-author-date "${ts[@]}" ||
+	git_am "${ts[@]}" ||
 		die "testonly/ does not apply on top of the series"
 fi
 git checkout -q series

@@ -7,11 +7,13 @@
 # at $OUT/src; the build dir is $OUT/build/ARCH-REF[-VARIANT]. A new build
 # dir is seeded from an existing one of the same arch so only what differs
 # is rebuilt (git checkout gives changed files a new mtime, so make sees
-# them). Prints the build dir.
+# them). BUILD_NAME overrides the build dir's name (make lint builds every
+# step of the series in one dir). TARGET overrides the make target.
+# Prints the build dir.
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 ref=$2 variant=${3:-}
-name=$arch-$ref${variant:+-$variant}
+name=${BUILD_NAME:-$arch-$ref${variant:+-$variant}}
 bdir=$OUT/build/$name
 src=$OUT/src
 cc=$(cross_compile "$arch")
@@ -66,7 +68,7 @@ if [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
 fi
 
 log "build $name: $(git -C "$src" log -1 --format='%h %s' | cut -c1-60)"
-kmake "$(basename "$(kimage "$arch")")" >"$bdir/build.log" 2>&1 ||
+kmake "${TARGET:-$(basename "$(kimage "$arch")")}" >"$bdir/build.log" 2>&1 ||
 	{ tail -n 40 "$bdir/build.log" >&2; die "build $name failed"; }
 git -C "$src" rev-parse HEAD > "$bdir/.built-from"
 log "build $name: done"

@@ -64,6 +64,7 @@ cp "$bb" "$root/bin/busybox"
 cp "$TOP/guest/init" "$root/init"
 chmod +x "$root/init"
 cp "$tdir"/bin/* "$root/tests/bin/"
+"${cc}strip" "$root"/tests/bin/*
 grep -v '^#' "$TOP/guest/tests.list" > "$root/tests/list"
 img=$OUT/initramfs-$arch.cpio.gz
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$img.tmp"

@@ -49,7 +49,7 @@ mkdir -p "$(dirname "$logf")"
 log "boot $name smp=$smp${tests:+ tests=$tests}${kunit:+ kunit=$kunit}${append:+ [$append]}"
 rc=0
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" -accel tcg,thread=multi \
-	-smp "$smp" -m 2G -display none -no-reboot -monitor none -serial stdio \
+	-smp "$smp" -m "${MEM:-4G}" -display none -no-reboot -monitor none -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" </dev/null >"$logf" 2>&1 || rc=$?
 # QEMU prints "terminating on signal" etc. on stderr; keep it in the log.
 [ $rc = 124 ] && echo "### tlb-series: boot timed out after ${tmo}s" >>"$logf"

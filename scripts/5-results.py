@@ -31,8 +31,9 @@ SPLATS = [
     re.compile(r'\bBUG:'),
     re.compile(r'\bOops\b'),
     re.compile(r'Kernel panic'),
+    # lockdep's reports also start with WARNING:, listed here all the same
     re.compile(r'possible (recursive|circular) locking|inconsistent lock state|'
-               r'lockdep|suspicious RCU usage'),
+               r'suspicious RCU usage|lockdep is turned off'),
     re.compile(r'KASAN:'),
     re.compile(r'Unable to handle kernel'),
     re.compile(r'general protection fault'),

@@ -58,9 +58,6 @@ judge() {
 }
 ids() { grep -v '^#' "$TOP/guest/tests.list" | cut -d'|' -f1 | grep "^$1" | paste -sd, -; }
 
-log "check: harness self-tests"
-"$TOP"/scripts/selftest.sh | tally
-
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tally || finish
 
@@ -70,6 +67,11 @@ for arch in x86_64 arm64; do
 	gate "build $arch-series" "$TOP"/scripts/3-build-kernel.sh "$arch" series | tally || finish
 	gate "tests $arch" "$TOP"/scripts/3-build-tests.sh "$arch" series | tally || finish
 done
+
+log "check: harness self-tests"
+SELFTEST_BISECT=1 "$TOP"/scripts/selftest.sh | tally
+log "check: lint"
+"$TOP"/scripts/lint.sh | tally
 
 log "check: boot x86_64"
 judge x86_64/series/npt1 x86_64 x86_64-series --kunit '*' \

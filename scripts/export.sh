@@ -13,9 +13,10 @@ fmt() { # fmt RANGE OUTDIR [extra format-patch args]
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	[ "$(git -C "$TREE" rev-list --count "$range")" -gt 0 ] || return 0
-	# The cover letter's Date: is the committer date; pin it to the tip's.
-	GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%cI "${range#*..}") \
-	GIT_COMMITTER_NAME="tlb-series harness" GIT_COMMITTER_EMAIL="harness@invalid" \
+	# The cover letter's Date: and From: are the committer's; pin them to
+	# the tip's author date (which git am keeps) and the series' author.
+	GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%aI "${range#*..}") \
+	GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
 		git -C "$TREE" format-patch -q --no-signature --zero-commit \
 		--abbrev=12 -o "$dir" "$@" "$range" >/dev/null
 }

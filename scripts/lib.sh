@@ -39,8 +39,14 @@ kimage() {
 # git am makes from patches/, the same on every machine, so that the
 # export round trip is byte-exact.
 BASE_DATE="2026-11-15T22:30:00Z"
-git_fixed() {
+SERIES_NAME="Kernel TLB Team"
+SERIES_EMAIL="tlb-team@example.org"
+git_fixed() { # for the base commit
 	GIT_AUTHOR_NAME="Debian kernel source" GIT_AUTHOR_EMAIL="base@invalid" \
 	GIT_COMMITTER_NAME="tlb-series harness" GIT_COMMITTER_EMAIL="harness@invalid" \
 	GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE "$@"
+}
+git_am() { # git am with the committer pinned (date = author date)
+	GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
+		git am -q --committer-date-is-author-date "$@"
 }

@@ -81,4 +81,62 @@ if [ -d "$TREE/.git" ]; then
 else
 	bad "export round trip: no tree (run make tree)"
 fi
+# 5. make lint: a patch with a checkpatch warning fails, a clean one passes.
+lintpatch() { # lintpatch FILE LINE: a patch that adds LINE to mm/mprotect.c
+	cat > "$1" <<EOL
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: Kernel TLB Team <tlb-team@example.org>
+Date: Sun, 15 Nov 2026 22:30:00 +0000
+Subject: [PATCH] mm: lint self-test
+
+Self-test input for the harness's make lint.
+
+Signed-off-by: Kernel TLB Team <tlb-team@example.org>
+---
+ mm/mprotect.c | 1 +
+ 1 file changed, 1 insertion(+)
+
+diff --git a/mm/mprotect.c b/mm/mprotect.c
+index 000000000000..111111111111 100644
+--- a/mm/mprotect.c
++++ b/mm/mprotect.c
+@@ -1,3 +1,4 @@
+ // SPDX-License-Identifier: GPL-2.0
++$2
+ /*
+  *  mm/mprotect.c
+--
+EOL
+}
+if [ -d "$TREE/.git" ]; then
+	mkdir -p "$tmp/lint-good" "$tmp/lint-bad"
+	lintpatch "$tmp/lint-good/0001-good.patch" "/* a clean line */"
+	lintpatch "$tmp/lint-bad/0001-bad.patch" "/* a line that ends in white space */  "
+	g=$("$TOP"/scripts/lint.sh --only checkpatch --patches "$tmp/lint-good" | awk '$1 == "counts" { print $3 }')
+	b=$("$TOP"/scripts/lint.sh --only checkpatch --patches "$tmp/lint-bad" | awk '$1 == "counts" { print $3 }')
+	[ "$g" = 0 ] && [ "$b" = 1 ] && ok "lint fails a patch with a checkpatch warning" ||
+		bad "lint fails a patch with a checkpatch warning (good=$g bad=$b failures)"
+fi
+
+# 6. make lint: a series that breaks the build mid-way and mends it in the
+#    next patch fails the bisect build (only when kernels are built).
+if [ "${SELFTEST_BISECT:-0}" = 1 ]; then
+	git -C "$TREE" branch -f lint-selftest base
+	git -C "$TREE" worktree add -q --detach "$tmp/wt" lint-selftest
+	(
+		cd "$tmp/wt"
+		echo '#error lint self-test: deliberate build break' >> arch/x86/mm/tlb.c
+		git commit -qam "x86/mm: lint self-test: break the build"
+		git revert --no-edit HEAD >/dev/null
+		git branch -f lint-selftest HEAD
+	)
+	git -C "$TREE" worktree remove --force "$tmp/wt"
+	r=$("$TOP"/scripts/lint.sh --only bisect --range base..lint-selftest)
+	git -C "$TREE" branch -D -q lint-selftest
+	if grep -q '^FAIL lint bisect x86_64 \[1\]' <<<"$r" && grep -q '^PASS lint bisect x86_64 \[2\]' <<<"$r"; then
+		ok "lint bisect build catches a mid-series build break"
+	else
+		bad "lint bisect build catches a mid-series build break: $(tr '\n' ';' <<<"$r")"
+	fi
+fi
 echo "counts $p $f 0"

@@ -1,0 +1,113 @@
+#!/bin/bash
+# make lint: the series' quality gate. Prints PASS/FAIL lines and a
+# "counts P F S" line, like 5-results.py.
+#   checkpatch --strict on every patch: no ERROR, no WARNING
+#   bisect build: base + first i patches builds for x86_64 and arm64
+#   sparse (C=2) and kernel-doc on touched files: nothing base lacks
+# Options: --patches DIR (default patches/), --range A..B (default
+# base..series), --only checkpatch|bisect|sparse|kdoc
+. "$(dirname "$0")/lib.sh"
+
+pdir=$TOP/patches only= range=base..series
+while [ $# -gt 0 ]; do
+	case $1 in
+	--patches) pdir=$2; shift ;;
+	--only) only=$2; shift ;;
+	--range) range=$2; shift ;;
+	*) die "unknown option $1" ;;
+	esac
+	shift
+done
+p=0 f=0 s=0
+ok() { echo "PASS lint $*"; p=$((p + 1)); }
+bad() { echo "FAIL lint $*"; f=$((f + 1)); }
+want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+patches=$(ls "$pdir"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
+
+if want checkpatch; then
+	for pt in $patches; do
+		out=$("$TREE"/scripts/checkpatch.pl --strict -q "$pt" 2>&1 || true)
+		nerr=$(grep -c '^ERROR:' <<<"$out" || true)
+		nwarn=$(grep -c '^WARNING:' <<<"$out" || true)
+		nchk=$(grep -c '^CHECK:' <<<"$out" || true)
+		if [ "$nerr" = 0 ] && [ "$nwarn" = 0 ]; then
+			ok "checkpatch $(basename "$pt") (CHECK: $nchk)"
+		else
+			bad "checkpatch $(basename "$pt"): $(grep -m1 -E '^(ERROR|WARNING):' <<<"$out")"
+		fi
+	done
+fi
+
+# Steps of the series, oldest first, and the files each one touches.
+steps=$(git -C "$TREE" rev-list --reverse "$range")
+kernel_files() { git -C "$TREE" diff --name-only "$@" | grep -v -E '^(tools/|Documentation/|MAINTAINERS$)' || true; }
+# Does a change to these files matter to ARCH's build?
+affects() {
+	local arch=$1 other
+	other=$([ "$arch" = x86_64 ] && echo arm64 || echo x86)
+	grep -q -v -E "^arch/$other/" <<<"$2"
+}
+
+if want bisect; then
+	i=0
+	for c in $steps; do
+		i=$((i + 1))
+		files=$(kernel_files "$c~1" "$c")
+		subj=$(git -C "$TREE" log -1 --format=%s "$c")
+		for arch in x86_64 arm64; do
+			if [ -z "$files" ] || ! affects "$arch" "$files"; then
+				continue
+			fi
+			if BUILD_NAME=$arch-bisect TARGET=vmlinux \
+				"$TOP"/scripts/3-build-kernel.sh "$arch" "$c" >/dev/null 2>"$OUT/lint-bisect.err"; then
+				ok "bisect $arch [$i] $subj"
+				:
+			else
+				bad "bisect $arch [$i] $subj: $(grep -m1 -E 'error|Error' "$OUT/lint-bisect.err")"
+			fi
+		done
+	done
+fi
+
+# sparse and kernel-doc: warnings on the touched files at base and at the
+# tip of the series, line numbers stripped; anything new fails.
+warnset() { sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort -u; }
+analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
+	local ref=$1 dir=$2 arch f obj
+	mkdir -p "$dir"
+	for arch in x86_64 arm64; do
+		BUILD_NAME=$arch-bisect TARGET=vmlinux \
+			"$TOP"/scripts/3-build-kernel.sh "$arch" "$ref" >/dev/null 2>&1 || true
+		for f in $(kernel_files base series | grep '\.c$'); do
+			obj=${f%.c}.o
+			[ -f "$OUT/build/$arch-bisect/$obj" ] || continue
+			[ -f "$OUT/src/$f" ] || continue
+			make -s -C "$OUT/src" O="$OUT/build/$arch-bisect" ARCH="$arch" \
+				CROSS_COMPILE="$(cross_compile "$arch")" C=2 CHECK=sparse \
+				"$obj" 2>&1 | grep -E 'warning|error' | warnset >"$dir/sparse-$arch-${f//\//_}" || true
+		done
+	done
+	for f in $(kernel_files base series | grep -E '\.[ch]$'); do
+		[ -f "$OUT/src/$f" ] || continue
+		"$OUT"/src/scripts/kernel-doc -none "$OUT/src/$f" 2>&1 | warnset >"$dir/kdoc-${f//\//_}" || true
+	done
+}
+if { want sparse || want kdoc; } && [ -n "$steps" ]; then
+	command -v sparse >/dev/null || die "sparse is not installed (make deps)"
+	analyse base "$OUT/lint/base"
+	analyse series "$OUT/lint/series"
+	for kind in sparse kdoc; do
+		want "$kind" || continue
+		for g in "$OUT"/lint/series/"$kind"-*; do
+			[ -e "$g" ] || continue
+			b=$OUT/lint/base/$(basename "$g")
+			new=$(comm -13 <(sort -u "$b" 2>/dev/null) "$g")
+			if [ -z "$new" ]; then
+				ok "$kind $(basename "$g" | cut -d- -f2-)"
+			else
+				bad "$kind $(basename "$g" | cut -d- -f2-): $(head -n 1 <<<"$new")"
+			fi
+		done
+	done
+fi
+echo "counts $p $f $s"
