@@ -21,15 +21,18 @@ log "tests $arch: headers"
 make -s -C "$src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
 	INSTALL_HDR_PATH="$tdir/hdr" headers_install >/dev/null
 
-# Binaries named by guest/tests.list: mm.X -> selftests/mm/X, kvm.X -> kvm/x86/X.
-ids=$(grep -v '^#' "$TOP/guest/tests.list" | cut -d'|' -f1)
+# Binaries named by guest/tests.list: an id mm.* or kvm.* says which
+# selftest directory builds it, the command's first word names the binary.
 mm=() kvm=()
-for id in $ids; do
+while IFS='|' read -r id _ _ cmd; do
+	bin=$(basename "${cmd%% *}")
 	case $id in
-	mm.*) mm+=("$tdir/mm/${id#mm.}") ;;
-	kvm.*) [ "$arch" = x86_64 ] && kvm+=("$tdir/kvm/x86/${id#kvm.}") ;;
+	mm.*) mm+=("$tdir/mm/$bin") ;;
+	kvm.*) [ "$arch" = x86_64 ] && kvm+=("$tdir/kvm/x86/$bin") ;;
 	esac
-done
+done < <(grep -v '^#' "$TOP/guest/tests.list")
+mapfile -t mm < <(printf '%s\n' "${mm[@]}" | sort -u)
+mapfile -t kvm < <(printf '%s\n' "${kvm[@]}" | sort -u | grep . || true)
 sel() {
 	make -s -C "$src/tools/testing/selftests/$1" OUTPUT="$tdir/$1" \
 		ARCH="${arch/x86_64/x86}" CROSS_COMPILE="$cc" CC="ccache ${cc}gcc" \

@@ -11,7 +11,10 @@ mkdir -p "$LOGS" "$RESULTS"
 M=$LOGS/measurements.jsonl
 : >"$M"
 
-ids() { grep -v '^#' "$TOP/guest/tests.list" | cut -d'|' -f1 | grep "^$1" | paste -sd, -; }
+ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
+	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
+		"$TOP/guest/tests.list" | paste -sd, -
+}
 emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
 	printf '{"metric": "%s", "arch": "%s", "kernel": "%s", "path": "%s", "vcpus": %s, "value": %s, "unit": "%s"%s}\n' \
 		"$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:+, \"ratio_to\": $8}" >>"$M"
@@ -30,8 +33,8 @@ done
 
 # Regression suites on both kernels: the pass sets must be equal.
 for arch in x86_64 arm64; do
-	tests=$(ids mm.)
-	[ "$arch" = x86_64 ] && tests="$tests,$(ids kvm.)"
+	tests=$(ids regress mm.)
+	[ "$arch" = x86_64 ] && tests="$tests,$(ids regress kvm.)"
 	for k in base series; do
 		logf=$LOGS/$arch-$k-regress.log
 		s=$(date +%s.%N)

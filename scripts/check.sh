@@ -56,7 +56,10 @@ judge() {
 	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
 		--known "$TOP/guest/known-failures.txt" "${vopts[@]}" | tally
 }
-ids() { grep -v '^#' "$TOP/guest/tests.list" | cut -d'|' -f1 | grep "^$1" | paste -sd, -; }
+ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
+	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
+		"$TOP/guest/tests.list" | paste -sd, -
+}
 
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tally || finish
@@ -75,10 +78,11 @@ log "check: lint"
 
 log "check: boot x86_64"
 judge x86_64/series/npt1 x86_64 x86_64-series --kunit '*' \
-	--tests "$(ids mm.),$(ids kvm.)" --append "kvm_amd.npt=1"
+	--tests "$(ids series),$(ids regress)" --append "kvm_amd.npt=1"
 judge x86_64/series/npt0 x86_64 x86_64-series \
-	--tests "$(ids kvm.)" --append "kvm_amd.npt=0"
+	--tests "$(ids series kvm.),$(ids regress kvm.)" --append "kvm_amd.npt=0"
 log "check: boot arm64"
-judge arm64/series arm64 arm64-series --kunit '*' --tests "$(ids mm.)"
+judge arm64/series arm64 arm64-series --kunit '*' \
+	--tests "$(ids series mm.),$(ids regress mm.)"
 
 finish
