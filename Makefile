@@ -1,6 +1,8 @@
 # TLB flush series: base -> tree -> build -> boot -> results.
 # `make check` is the test command; `make bench` measures base vs series.
 S := scripts
+# One clock for every step's "[  Ns]" prefix.
+export T0 := $(shell date +%s)
 
 .PHONY: all deps base tree export build tests check bench lint selftest clean
 

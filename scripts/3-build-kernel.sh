@@ -46,6 +46,13 @@ kmake() {
 }
 
 frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
+# The series' own KUnit suites: their options do not exist on base.
+case $ref in
+base*) ;;
+*) for f in "$TOP/configs/kunit.config" "$TOP/configs/kunit-$arch.config"; do
+	[ -f "$f" ] && frags+=("$f")
+   done ;;
+esac
 [ -n "$variant" ] && frags+=("$TOP/configs/variant-$variant.config")
 # Rebuild .config only when a fragment changed.
 want=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
