@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check bench lint selftest clean
+.PHONY: all deps base tree export build tests check bench lint selftest repro-hv-shadow clean
 
 all: check
 
@@ -34,6 +34,13 @@ check: deps
 
 bench: deps
 	@$(S)/bench.sh
+
+lint: deps
+	@$(S)/lint.sh
+
+# Issue: stale translations with Hyper-V flushes under shadow paging (SVM).
+repro-hv-shadow: deps
+	@$(S)/repro-hv-shadow.sh
 
 clean:
 	rm -rf out results

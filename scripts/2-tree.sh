@@ -1,13 +1,24 @@
 #!/bin/bash
 # Step 2: make the development tree in $OUT/linux:
 #   tag  base      the pinned Debian source, one commit
-#   branch series  base + patches/ (git am)
-#   branch testonly  series + testonly/ (harness-only kernel changes)
+#   branch series    base + patches/ (git am)
+#   branch emu       series + testonly/   (in-guest Hyper-V emulation)
+#   branch base-emu  base + testonly/     (the same, for base)
+#   branch mutants   emu + mutants/       (kernels that break one flush)
+# testonly/ and mutants/ are harness-only kernel patches, never merged.
 # Refuses to throw away commits that were never exported (FORCE=1 overrides).
 . "$(dirname "$0")/lib.sh"
 
-series_patches() { ls "$TOP"/patches/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
-testonly_patches() { ls "$TOP"/testonly/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
+patches_in() { ls "$TOP/$1"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
+on_top() { # on_top BRANCH FROM DIR: BRANCH = FROM + the patches in DIR
+	local ps
+	git checkout -q -f -B "$1" "$2"
+	mapfile -t ps < <(patches_in "$3")
+	if [ ${#ps[@]} -gt 0 ]; then
+		git_am "${ps[@]}" || { git am --abort; die "$3/ does not apply on top of $2"; }
+	fi
+	log "tree: $1 = $2 + ${#ps[@]} patches"
+}
 
 if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
 	if ! "$TOP"/scripts/export.sh --check; then
@@ -49,23 +60,12 @@ EOM
 fi
 
 cd "$TREE"
-git checkout -q -f -B series base
-git clean -q -fdx -e /.cover
-mapfile -t ps < <(series_patches)
-if [ ${#ps[@]} -gt 0 ]; then
-	git_am "${ps[@]}" ||
-		die "patches/ does not apply to base (git am left the tree mid-series)"
-fi
+on_top series base patches
+git clean -q -fdx
 # The cover letter's own text (subject and body, without the generated
 # shortlog and diffstat) lives in the branch description.
 "$TOP"/scripts/cover.sh --to-tree
-log "tree: series = base + ${#ps[@]} patches"
-
-git checkout -q -B testonly series
-mapfile -t ts < <(testonly_patches)
-if [ ${#ts[@]} -gt 0 ]; then
-	git_am "${ts[@]}" ||
-		die "testonly/ does not apply on top of the series"
-fi
+on_top emu series testonly
+on_top base-emu base testonly
+on_top mutants emu mutants
 git checkout -q series
-log "tree: testonly = series + ${#ts[@]} patches"

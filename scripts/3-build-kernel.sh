@@ -38,13 +38,6 @@ if [ ! -d "$bdir" ]; then
 fi
 mkdir -p "$bdir"
 
-export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache} CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
-kmake() {
-	make -s -C "$src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
-		CC="ccache ${cc}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
-}
-
 frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
 # The series' own KUnit suites: their options do not exist on base.
 case $ref in
@@ -58,9 +51,9 @@ esac
 want=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
 if [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
 	log "build $name: configuring"
-	kmake tinyconfig >/dev/null
+	kmake "$bdir" "$arch" tinyconfig >/dev/null
 	"$src"/scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" "${frags[@]}" >/dev/null
-	kmake olddefconfig >/dev/null
+	kmake "$bdir" "$arch" olddefconfig >/dev/null
 	# Every option a fragment names must have the value it asks for.
 	missing=$(cat "${frags[@]}" | grep -E '^CONFIG_' | while IFS= read -r l; do
 		opt=${l%%=*} val=${l#*=}
@@ -75,7 +68,7 @@ if [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
 fi
 
 log "build $name: $(git -C "$src" log -1 --format='%h %s' | cut -c1-60)"
-kmake "${TARGET:-$(basename "$(kimage "$arch")")}" >"$bdir/build.log" 2>&1 ||
+kmake "$bdir" "$arch" "${TARGET:-$(basename "$(kimage "$arch")")}" >"$bdir/build.log" 2>&1 ||
 	{ tail -n 40 "$bdir/build.log" >&2; die "build $name failed"; }
 git -C "$src" rev-parse HEAD > "$bdir/.built-from"
 log "build $name: done"

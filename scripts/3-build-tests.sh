@@ -18,14 +18,13 @@ git -C "$src" checkout -q --detach -f "$ref"
 
 mkdir -p "$tdir/bin"
 log "tests $arch: headers"
-make -s -C "$src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
-	INSTALL_HDR_PATH="$tdir/hdr" headers_install >/dev/null
+kmake "$bdir" "$arch" INSTALL_HDR_PATH="$tdir/hdr" headers_install >/dev/null
 
 # Binaries named by guest/tests.list: an id mm.* or kvm.* says which
-# selftest directory builds it, the command's first word names the binary.
+# selftest directory builds it, the command's first ./word names the binary.
 mm=() kvm=()
 while IFS='|' read -r id _ _ cmd; do
-	bin=$(basename "${cmd%% *}")
+	bin=$(grep -o '\./[A-Za-z0-9_-]*' <<<"$cmd" | head -n 1 | cut -c3-)
 	case $id in
 	mm.*) mm+=("$tdir/mm/$bin") ;;
 	kvm.*) [ "$arch" = x86_64 ] && kvm+=("$tdir/kvm/x86/$bin") ;;

@@ -9,6 +9,7 @@ example x86_64/series/npt0) and selects entries of the known-failures file
 (lines "test-id|tag-glob|reason"): such a test is expected to fail and is
 counted as skipped with its reason. --expect-fail lists tests that must
 fail (a mutant kernel must be caught): their failure is a pass.
+--allow-splat turns kernel splats into a skipped item (for mutant kernels).
 
 Pass/fail of KUnit suites and of the userspace kselftests is read with the
 tree's own tools/testing/kunit/kunit.py parse (the log is split at the
@@ -92,6 +93,8 @@ def main():
     ap.add_argument('--tag', default='run')
     ap.add_argument('--known')
     ap.add_argument('--expect-fail')
+    ap.add_argument('--allow-splat', action='store_true',
+                    help='a broken (mutant) kernel: report splats, do not fail')
     ap.add_argument('--tree', default=os.path.join(
         os.path.dirname(__file__), '..', 'out', 'linux'))
     args = ap.parse_args()
@@ -154,7 +157,10 @@ def verdict(res, args):
             item('SKIP', name, 'test skipped itself')
         else:
             item('PASS' if ok else 'FAIL', name, '' if ok else t['status'])
-    if res['splats']:
+    if res['splats'] and args.allow_splat:
+        item('SKIP', 'console', 'splat on a deliberately broken kernel: ' +
+             res['splats'][0][:100])
+    elif res['splats']:
         item('FAIL', 'console', 'kernel splat: ' + res['splats'][0][:120])
     elif not res['finished']:
         item('FAIL', 'console', 'guest did not finish its tests' +

@@ -11,13 +11,32 @@ mkdir -p "$LOGS" "$RESULTS"
 M=$LOGS/measurements.jsonl
 : >"$M"
 
-ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
-	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
-		"$TOP/guest/tests.list" | paste -sd, -
-}
 emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
 	printf '{"metric": "%s", "arch": "%s", "kernel": "%s", "path": "%s", "vcpus": %s, "value": %s, "unit": "%s"%s}\n' \
 		"$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:+, \"ratio_to\": $8}" >>"$M"
+}
+# metric LOG TEST MATCH KEY: KEY=value from the first output line of TEST
+# (in 4-boot.sh's LOG, parsed by 5-results.py) that contains MATCH.
+metric() {
+	python3 - "$1.json" "$2" "$3" "$4" <<'PY'
+import json, re, sys
+res, test, match, key = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+for l in res['outputs'].get(test, []):
+    if match in l:
+        m = re.search(r'\b' + re.escape(key) + r'=(-?[0-9.]+)', l)
+        if m:
+            print(m.group(1))
+            break
+else:
+    print('null')
+PY
+}
+boot() { # boot ARCH BUILD LOGNAME [4-boot.sh options]: boot, parse, keep going
+	local logf=$LOGS/$3.log
+	"$TOP"/scripts/4-boot.sh "$1" "$2" "$logf" "${@:4}" || true
+	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$3" >"$logf.verdict"
+	grep -q '^FAIL' "$logf.verdict" && log "bench: $3: $(grep -m1 '^FAIL' "$logf.verdict")"
+	return 0
 }
 passset() { # the sorted ids of passing userspace tests in a run's JSON
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(sorted(t["name"].split()[0] for t in r["kselftest"] or [] if t["status"] == "PASS")))' "$1"
@@ -25,10 +44,58 @@ passset() { # the sorted ids of passing userspace tests in a run's JSON
 
 "$TOP"/scripts/2-tree.sh
 for arch in x86_64 arm64; do
-	for k in base series; do
+	# base-emu/emu: the in-guest Hyper-V emulation (inert without its boot
+	# parameter); mutants: the arm64 always-local floor.
+	ks="base series"
+	[ "$arch" = x86_64 ] && ks="$ks base-emu emu"
+	[ "$arch" = arm64 ] && ks="$ks mutants"
+	for k in $ks; do
 		"$TOP"/scripts/3-build-kernel.sh "$arch" "$k" >/dev/null
 	done
 	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
+done
+
+# x86: the mprotect reproducer, with and without a history of running on
+# every CPU, on the native path and on the emulated Hyper-V path.
+for v in 4 8; do
+	for k in base series; do
+		kb=$([ $k = base ] && echo base-emu || echo emu)
+		for path in native hv-emul; do
+			opt=$([ $path = hv-emul ] && echo hv_emul_flush || true)
+			name=x86_64-$k-$path-${v}v
+			boot x86_64 "x86_64-$kb" "$name" --smp "$v" --append "$opt" \
+				--tests mm.tlb_flush_history_bench
+			for ph in none history; do
+				lg=$LOGS/$name.log
+				med=$(metric "$lg" mm.tlb_flush_history_bench "phase=$ph " median_us)
+				p90=$(metric "$lg" mm.tlb_flush_history_bench "phase=$ph " p90_us)
+				emit "mprotect_iter_median_$ph" x86_64 $k $path $v "$med" us \
+					"$([ $ph = history ] && echo '{"history/none": {"metric": "mprotect_iter_median_none"}}')"
+				emit "mprotect_iter_p90_$ph" x86_64 $k $path $v "$p90" us
+				[ $path = hv-emul ] || continue
+				it=$(metric "$lg" mm.tlb_flush_history_bench "phase=$ph " iters)
+				for c in hv_hypercalls hv_targets; do
+					n=$(metric "$lg" mm.tlb_flush_history_bench "phase=$ph " $c)
+					# two flushes per iteration (one per mprotect)
+					emit "${c}_per_flush_$ph" x86_64 $k $path $v \
+						"$(python3 -c "print(round($n / (2 * $it), 4) if $n >= 0 and $it else 'null')")" count
+				done
+			done
+		done
+	done
+done
+
+# The stress test, long enough for 1e8 checked reads per path: stale
+# observations must be 0 on the series.
+STRESS=${STRESS:-all}
+for run in "x86_64 x86_64-series native" "x86_64 x86_64-emu hv-emul" "arm64 arm64-series native"; do
+	set -- $run
+	opt=$([ "$3" = hv-emul ] && echo hv_emul_flush || true)
+	boot "$1" "$2" "$1-stress-$3" --append "$opt" --tests mm.tlb_coherency_bench --timeout 1800
+	for key in reads faults stale; do
+		emit "stress_$key" "$1" series "$3" 4 \
+			"$(metric "$LOGS/$1-stress-$3.log" mm.tlb_coherency_bench "tlb_coherency: reads=" $key)" count
+	done
 done
 
 # Regression suites on both kernels: the pass sets must be equal.

@@ -56,19 +56,20 @@ judge() {
 	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
 		--known "$TOP/guest/known-failures.txt" "${vopts[@]}" | tally
 }
-ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
-	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
-		"$TOP/guest/tests.list" | paste -sd, -
-}
 
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tally || finish
 
-# The pure series kernels, then the test-only variants built on them.
+# The pure series kernels, then the test-only kernels built on them: the
+# in-guest Hyper-V emulation and the mutants (one boot parameter each).
+have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1)
 for arch in x86_64 arm64; do
 	log "check: build $arch"
 	gate "build $arch-series" "$TOP"/scripts/3-build-kernel.sh "$arch" series | tally || finish
 	gate "tests $arch" "$TOP"/scripts/3-build-tests.sh "$arch" series | tally || finish
+	if [ -n "$have_mutants" ]; then
+		gate "build $arch-mutants" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants | tally || finish
+	fi
 done
 
 log "check: harness self-tests"
@@ -80,9 +81,24 @@ log "check: boot x86_64"
 judge x86_64/series/npt1 x86_64 x86_64-series --kunit '*' \
 	--tests "$(ids series),$(ids regress)" --append "kvm_amd.npt=1"
 judge x86_64/series/npt0 x86_64 x86_64-series \
-	--tests "$(ids series kvm.),$(ids regress kvm.)" --append "kvm_amd.npt=0"
+	--tests "$(ids series kvm.),$(ids regress kvm.),$(ids repeat kvm.)" --append "kvm_amd.npt=0"
 log "check: boot arm64"
 judge arm64/series arm64 arm64-series --kunit '*' \
 	--tests "$(ids series mm.),$(ids regress mm.)"
+
+if [ -n "$have_mutants" ]; then
+	log "check: stress test on the emulated Hyper-V path"
+	judge x86_64/emu/hv x86_64 x86_64-mutants --append "hv_emul_flush" \
+		--tests "$(ids series mm.)"
+	# Each mutant drops one needed flush: the stress test must catch it.
+	log "check: mutants (the stress test must fail on each)"
+	caught=$(ids caught)
+	judge x86_64/mutant/x86-native x86_64 x86_64-mutants \
+		--append "tlb_mutant=x86-native" --tests "$caught" -- --expect-fail "$caught" --allow-splat
+	judge x86_64/mutant/x86-hv x86_64 x86_64-mutants \
+		--append "hv_emul_flush tlb_mutant=x86-hv" --tests "$caught" -- --expect-fail "$caught" --allow-splat
+	judge arm64/mutant/arm64-local arm64 arm64-mutants \
+		--append "tlb_mutant=arm64-local" --tests "$caught" -- --expect-fail "$caught" --allow-splat
+fi
 
 finish

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Regenerate patches/ (base..series, with cover letter) and testonly/
-# (series..testonly) from the tree. With --check, write nothing and exit
+# Regenerate patches/ (base..series, with cover letter), testonly/
+# (series..emu) and mutants/ (emu..mutants) from the tree. With --check, write nothing and exit
 # non-zero when the tree and the checked-in patches differ.
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +25,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fmt base..series "$tmp/patches" --cover-letter --base=base \
 	--cover-from-description=subject
-fmt series..testonly "$tmp/testonly"
+fmt series..emu "$tmp/testonly"
+fmt emu..mutants "$tmp/mutants"
 
 if [ $check = 1 ]; then
 	same() { # same GENERATED CHECKED-IN: a missing dir counts as empty
@@ -33,11 +34,12 @@ if [ $check = 1 ]; then
 		diff -r -q "$1" "$( [ -d "$2" ] && echo "$2" || echo "$tmp/empty")" >/dev/null
 	}
 	same "$tmp/patches" "${PATCHES_DIR:-$TOP/patches}" &&
-		same "$tmp/testonly" "$TOP/testonly"
+		same "$tmp/testonly" "$TOP/testonly" &&
+		same "$tmp/mutants" "$TOP/mutants"
 	exit
 fi
-for d in patches testonly; do
+for d in patches testonly mutants; do
 	rm -rf "${TOP:?}/$d"
 	cp -r "$tmp/$d" "$TOP/$d"
 done
-log "export: $(ls "$TOP"/patches | grep -vc '^0000-' || true) series patches, $(ls "$TOP"/testonly | wc -l) test-only patches"
+log "export: $(ls "$TOP"/patches | grep -vc '^0000-' || true) series, $(ls "$TOP"/testonly | wc -l) test-only, $(ls "$TOP"/mutants | wc -l) mutant patches"

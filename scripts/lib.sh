@@ -50,3 +50,20 @@ git_am() { # git am with the committer pinned (date = author date)
 	GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
 		git am -q --committer-date-is-author-date "$@"
 }
+
+# make in the kernel source worktree for build dir $1 and arch $2, with the
+# same compiler settings everywhere: a different HOSTCC would rebuild fixdep
+# and with it every object.
+kmake() {
+	local bdir=$1 arch=$2 cc
+	cc=$(cross_compile "$arch")
+	shift 2
+	CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G} \
+		make -s -C "$OUT/src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
+		CC="ccache ${cc}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
+}
+
+ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
+	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
+		"$TOP/guest/tests.list" | paste -sd, -
+}

@@ -84,9 +84,7 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 			obj=${f%.c}.o
 			[ -f "$OUT/build/$arch-bisect/$obj" ] || continue
 			[ -f "$OUT/src/$f" ] || continue
-			make -s -C "$OUT/src" O="$OUT/build/$arch-bisect" ARCH="$arch" \
-				CROSS_COMPILE="$(cross_compile "$arch")" C=2 CHECK=sparse \
-				"$obj" 2>&1 | grep -E 'warning|error' | warnset >"$dir/sparse-$arch-${f//\//_}" || true
+			kmake "$OUT/build/$arch-bisect" "$arch" C=2 CHECK=sparse "$obj" 2>&1 | grep -E 'warning|error' | warnset >"$dir/sparse-$arch-${f//\//_}" || true
 		done
 	done
 	for f in $(kernel_files base series | grep -E '\.[ch]$'); do
