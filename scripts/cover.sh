@@ -4,6 +4,8 @@
 # diffstat and base-commit around it.
 #   cover.sh --to-tree   patches/0000-cover-letter.patch -> description
 #   cover.sh --show      print the description
+#   cover.sh --results   put the results section (5-cover.py on
+#                        results/bench.json) into the description
 . "$(dirname "$0")/lib.sh"
 
 cover=$TOP/patches/0000-cover-letter.patch
@@ -26,10 +28,27 @@ case ${1:-} in
 	fi
 	git -C "$TREE" config branch.series.description "$(cat "$OUT/cover.txt")"
 	;;
+--results)
+	[ -f "$RESULTS/bench.json" ] || die "no $RESULTS/bench.json: run make bench"
+	git -C "$TREE" config branch.series.description > "$OUT/cover.txt"
+	"$TOP"/scripts/5-cover.py "$RESULTS/bench.json" > "$OUT/cover-results.txt"
+	python3 - "$OUT/cover.txt" "$OUT/cover-results.txt" <<'PY'
+import sys
+text = open(sys.argv[1]).read().split('\n')
+new = open(sys.argv[2]).read().rstrip('\n').split('\n')
+start = next((i for i, l in enumerate(text) if l.startswith('Results (make bench')), None)
+end = next((i for i, l in enumerate(text) if l.startswith('How it was tested')), len(text))
+if start is None:
+    start = end
+text[start:end] = new + ['']
+open(sys.argv[1], 'w').write('\n'.join(text))
+PY
+	git -C "$TREE" config branch.series.description "$(cat "$OUT/cover.txt")"
+	;;
 --show)
 	git -C "$TREE" config branch.series.description
 	;;
 *)
-	die "usage: $0 --to-tree|--show"
+	die "usage: $0 --to-tree|--show|--results"
 	;;
 esac

@@ -2,10 +2,11 @@
 # make lint: the series' quality gate. Prints PASS/FAIL lines and a
 # "counts P F S" line, like 5-results.py.
 #   checkpatch --strict on every patch: no ERROR, no WARNING
+#   MAINTAINERS: an entry covers every file the series adds
 #   bisect build: base + first i patches builds for x86_64 and arm64
 #   sparse (C=2) and kernel-doc on touched files: nothing base lacks
 # Options: --patches DIR (default patches/), --range A..B (default
-# base..series), --only checkpatch|bisect|sparse|kdoc
+# base..series), --only checkpatch|maintainers|bisect|sparse|kdoc
 . "$(dirname "$0")/lib.sh"
 
 pdir=$TOP/patches only= range=base..series
@@ -28,7 +29,10 @@ if want checkpatch; then
 	for pt in $patches; do
 		# The base is a tarball without upstream history, so checkpatch
 		# cannot look up the commits that Fixes: tags and messages cite.
-		out=$("$TREE"/scripts/checkpatch.pl --strict -q --ignore UNKNOWN_COMMIT_ID "$pt" 2>&1 || true)
+		# Its "does MAINTAINERS need updating?" guess on new files is
+		# replaced by the real question, asked below of get_maintainer.pl.
+		out=$(PATH=/usr/bin:$PATH "$TREE"/scripts/checkpatch.pl --strict -q \
+			--ignore UNKNOWN_COMMIT_ID,FILE_PATH_CHANGES "$pt" 2>&1 || true)
 		nerr=$(grep -c '^ERROR:' <<<"$out" || true)
 		nwarn=$(grep -c '^WARNING:' <<<"$out" || true)
 		nchk=$(grep -c '^CHECK:' <<<"$out" || true)
@@ -36,6 +40,20 @@ if want checkpatch; then
 			ok "checkpatch $(basename "$pt") (CHECK: $nchk)"
 		else
 			bad "checkpatch $(basename "$pt"): $(grep -m1 -E '^(ERROR|WARNING):' <<<"$out")"
+		fi
+	done
+fi
+
+# Every file the series adds is covered by a MAINTAINERS entry other than
+# THE REST.
+if want maintainers; then
+	for nf in $(git -C "$TREE" diff --name-only --diff-filter=A "$range"); do
+		secs=$(cd "$TREE" && scripts/get_maintainer.pl --no-git --no-git-fallback --no-email \
+			--no-l --subsystem --no-rolestats -f "$nf" 2>/dev/null | grep -v '^THE REST$' || true)
+		if [ -n "$secs" ]; then
+			ok "maintainers $nf ($(head -n 1 <<<"$secs"))"
+		else
+			bad "maintainers $nf: no MAINTAINERS entry covers it"
 		fi
 	done
 fi

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Step 5c: the results section of the cover letter, from results/bench.json.
+
+    5-cover.py results/bench.json > section.txt
+
+Only ratios measured side by side in one make bench run are quoted; the
+absolute values under QEMU TCG are noise and stay in results/.
+"""
+import json
+import sys
+
+
+def get(ms, **k):
+    for m in ms:
+        if all(m.get(a) == b for a, b in k.items()):
+            return m
+    return None
+
+
+def fmt(v, digits=3):
+    return '-' if v is None else f'{v:.{digits}f}'
+
+
+def main():
+    ms = json.load(open(sys.argv[1]))
+    out = ['Results (make bench, QEMU TCG, one run, series/base ratios; lower',
+           'is faster; generated from results/bench.json):', '']
+    rows = []
+    for v in (4, 8):
+        for path in ('native', 'hv-emul'):
+            for ph in ('none', 'history'):
+                m = get(ms, metric=f'mprotect_iter_median_{ph}', arch='x86_64',
+                        kernel='series', path=path, vcpus=v)
+                if m:
+                    rows.append((f'x86_64 {path:7} {v} vCPUs, {"history" if ph == "history" else "no history":10}',
+                                 m['ratios'].get('series/base')))
+    if rows:
+        out.append('  mprotect()+mprotect()+write per iteration (median)')
+        out += [f'    {label}  {fmt(r)}' for label, r in rows]
+        out.append('')
+    t = [(v, get(ms, metric='hv_targets_per_flush_history', arch='x86_64',
+                 kernel=k, path='hv-emul', vcpus=v)) for v in (4, 8)
+         for k in ('base', 'series')]
+    if any(m for _, m in t):
+        out.append('  vCPUs targeted per flush by the emulated hypercall (history)')
+        for v in (4, 8):
+            b = get(ms, metric='hv_targets_per_flush_history', arch='x86_64',
+                    kernel='base', path='hv-emul', vcpus=v)
+            s = get(ms, metric='hv_targets_per_flush_history', arch='x86_64',
+                    kernel='series', path='hv-emul', vcpus=v)
+            out.append(f'    {v} vCPUs: base {fmt(b and b["value"], 2)}, '
+                       f'series {fmt(s and s["value"], 2)}')
+        out.append('')
+    for m in ms:
+        if m['metric'].startswith('arm64_') and m['kernel'] == 'series':
+            out.append(f"  arm64 {m['metric'][6:]} {m['path']}: "
+                       + ', '.join(f'{k} {fmt(r)}' for k, r in m['ratios'].items()))
+    st = [m for m in ms if m['metric'] == 'stress_stale']
+    if st:
+        out.append('  TLB coherency stress test on the series (stale / reads checked)')
+        for m in st:
+            r = get(ms, metric='stress_reads', arch=m['arch'], path=m['path'])
+            out.append(f"    {m['arch']} {m['path']}: {m['value']:g} stale in "
+                       f"{(r or {}).get('value', 0):.3g} reads")
+        out.append('')
+    sys.stdout.write('\n'.join(out).rstrip('\n') + '\n')
+
+
+if __name__ == '__main__':
+    main()
