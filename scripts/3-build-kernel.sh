@@ -39,23 +39,28 @@ fi
 mkdir -p "$bdir"
 
 frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
-# The series' own KUnit suites: their options do not exist on base.
+[ -n "$variant" ] && frags+=("$TOP/configs/variant-$variant.config")
+# Every option of these must take; the series' own KUnit suites are added
+# after them: their options do not exist on base, nor part-way through
+# the series (make lint's bisect builds), where they are merged unchecked.
+must=("${frags[@]}")
 case $ref in
 base*) ;;
 *) for f in "$TOP/configs/kunit.config" "$TOP/configs/kunit-$arch.config"; do
-	[ -f "$f" ] && frags+=("$f")
+	[ -f "$f" ] && frags+=("$f") && [ -z "${BUILD_NAME:-}" ] && must+=("$f")
    done ;;
 esac
-[ -n "$variant" ] && frags+=("$TOP/configs/variant-$variant.config")
-# Rebuild .config only when a fragment changed.
-want=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+# Rebuild .config only when a fragment changed (for lint's bisect dir:
+# at every step, so that options the series adds are taken once they exist).
+want=$({ cat "${frags[@]}"; [ -z "${BUILD_NAME:-}" ] || git -C "$src" rev-parse HEAD; } |
+	sha256sum | cut -c1-16)
 if [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
 	log "build $name: configuring"
 	kmake "$bdir" "$arch" tinyconfig >/dev/null
 	"$src"/scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" "${frags[@]}" >/dev/null
 	kmake "$bdir" "$arch" olddefconfig >/dev/null
 	# Every option a fragment names must have the value it asks for.
-	missing=$(cat "${frags[@]}" | grep -E '^CONFIG_' | while IFS= read -r l; do
+	missing=$(cat "${must[@]}" | grep -E '^CONFIG_' | while IFS= read -r l; do
 		opt=${l%%=*} val=${l#*=}
 		if [ "$val" = n ]; then
 			! grep -q "^$opt=" "$bdir/.config" || echo "$l"

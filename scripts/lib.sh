@@ -48,7 +48,7 @@ git_fixed() { # for the base commit
 }
 git_am() { # git am with the committer pinned (date = author date)
 	GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
-		git am -q --committer-date-is-author-date "$@"
+		git am -q -3 --committer-date-is-author-date "$@"
 }
 
 # make in the kernel source worktree for build dir $1 and arch $2, with the
