@@ -77,8 +77,8 @@ set yrange [-1:{len(bars)}]
 set xrange [0:*]
 set ytics ({', '.join(f'"{l}" {i}' for i, (l, _) in enumerate(bars))})
 set grid x
-plot "{dat}" using (0.5*$2):1:(0.5*$2):(0.3) with boxxyerrorbars notitle, \\
-     1 with lines notitle
+set arrow from 1, graph 0 to 1, graph 1 nohead
+plot "{dat}" using (0.5*$2):1:(0.5*$2):(0.3) with boxxyerrorbars notitle
 '''
     try:
         subprocess.run(['gnuplot'], input=script, text=True, check=True,

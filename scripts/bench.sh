@@ -100,7 +100,8 @@ done
 
 # Regression suites on both kernels: the pass sets must be equal.
 for arch in x86_64 arm64; do
-	tests=$(ids regress mm.)
+	# The stress test too: it must pass on base as well as on the series.
+	tests=$(ids regress mm.),$(ids series mm.tlb_coherency)
 	[ "$arch" = x86_64 ] && tests="$tests,$(ids regress kvm.)"
 	for k in base series; do
 		logf=$LOGS/$arch-$k-regress.log
