@@ -7,7 +7,7 @@ pkgs=(
 	kmod rsync python3 python3-ply python3-git git ccache perl
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-x86 qemu-system-arm
-	sparse gnuplot-nox
+	curl dpkg-dev gnuplot-nox
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -8,7 +8,7 @@
 # dir is seeded from an existing one of the same arch so only what differs
 # is rebuilt (git checkout gives changed files a new mtime, so make sees
 # them). BUILD_NAME overrides the build dir's name (make lint builds every
-# step of the series in one dir). TARGET overrides the make target.
+# step of the series in one dir). TARGET overrides the make target(s).
 # Prints the build dir.
 . "$(dirname "$0")/lib.sh"
 
@@ -44,6 +44,9 @@ frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
 # after them: their options do not exist on base, nor part-way through
 # the series (make lint's bisect builds), where they are merged unchecked.
 must=("${frags[@]}")
+# A variant overrides the guest fragments (SMP=n makes NR_CPUS 1): only
+# its own options are checked then.
+[ -n "$variant" ] && must=("$TOP/configs/variant-$variant.config")
 case $ref in
 base*) ;;
 *) for f in "$TOP/configs/kunit.config" "$TOP/configs/kunit-$arch.config"; do
@@ -54,7 +57,11 @@ esac
 # at every step, so that options the series adds are taken once they exist).
 want=$({ cat "${frags[@]}"; [ -z "${BUILD_NAME:-}" ] || git -C "$src" rev-parse HEAD; } |
 	sha256sum | cut -c1-16)
-if [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
+# KEEP_CONFIG=1 keeps whatever .config the dir has (make lint compiles
+# single objects at older steps in a variant dir configured at the tip).
+if [ "${KEEP_CONFIG:-0}" = 1 ] && [ -f "$bdir/.frags" ]; then
+	:
+elif [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
 	log "build $name: configuring"
 	kmake "$bdir" "$arch" tinyconfig >/dev/null
 	"$src"/scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" "${frags[@]}" >/dev/null
@@ -73,7 +80,9 @@ if [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
 fi
 
 log "build $name: $(git -C "$src" log -1 --format='%h %s' | cut -c1-60)"
-kmake "$bdir" "$arch" "${TARGET:-$(basename "$(kimage "$arch")")}" >"$bdir/build.log" 2>&1 ||
+# TARGET may name several objects.
+# shellcheck disable=SC2086
+kmake "$bdir" "$arch" ${TARGET:-$(basename "$(kimage "$arch")")} >"$bdir/build.log" 2>&1 ||
 	{ tail -n 40 "$bdir/build.log" >&2; die "build $name failed"; }
 git -C "$src" rev-parse HEAD > "$bdir/.built-from"
 log "build $name: done"

@@ -2,7 +2,8 @@
 # Run apt-get/apt-cache against a private state dir that knows the pinned
 # base suite and the machine's own suite, both from the mirror the machine
 # is already configured with. The system's package set never changes.
-#   usage: apt-private.sh update | download PKG[:ARCH]=VER... | policy PKG...
+#   usage: apt-private.sh update | download PKG[:ARCH]=VER... | policy PKG... |
+#          path | mirror
 . "$(dirname "$0")/lib.sh"
 
 APTDIR=$CACHE/apt
@@ -56,7 +57,10 @@ policy)
 path)
 	echo "$APTDIR/debs"
 	;;
+mirror)
+	mirror
+	;;
 *)
-	die "usage: $0 update|download|policy|path"
+	die "usage: $0 update|download|policy|path|mirror"
 	;;
 esac

@@ -23,7 +23,7 @@ import json, re, sys
 res, test, match, key = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
 for l in res['outputs'].get(test, []):
     if match in l:
-        m = re.search(r'\b' + re.escape(key) + r'=(-?[0-9.]+)', l)
+        m = re.search(r'\b' + re.escape(key) + r'[= ](-?[0-9.]+)', l)
         if m:
             print(m.group(1))
             break
@@ -82,6 +82,33 @@ for v in 4 8; do
 				done
 			done
 		done
+	done
+done
+
+# arm64: the same loop in a process that has only run on one CPU, on base,
+# series and the always-local test-only kernel (the floor: what the loop
+# costs when no user TLBI is broadcast), plus broadcasts during the loop;
+# and one thread per CPU, where the series must broadcast as base does.
+for k in base series floor; do
+	kb=$([ $k = floor ] && echo mutants || echo $k)
+	opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
+	name=arm64-$k-local
+	boot arm64 "arm64-$kb" "$name" --append "$opt" \
+		--tests mm.tlb_flush_history_none,mm.tlb_local_flush_threaded
+	lg=$LOGS/$name.log
+	for q in median_us p90_us; do
+		emit "mprotect_iter_${q%_us}_single_cpu" arm64 $k native 4 \
+			"$(metric "$lg" mm.tlb_flush_history_none "phase=none " $q)" us \
+			"$([ $k = series ] && echo '{"series/floor": {"kernel": "floor"}}')"
+	done
+	it=$(metric "$lg" mm.tlb_flush_history_none "phase=none " iters)
+	n=$(metric "$lg" mm.tlb_flush_history_none "phase=none " remote_flush)
+	# Without CONFIG_DEBUG_TLBFLUSH (base) the test reports -1.
+	emit broadcast_flush_per_iter_single_cpu arm64 $k native 4 \
+		"$(python3 -c "print(round($n / $it, 4) if $n >= 0 and $it else 'null')")" count
+	for q in median p90; do
+		emit "mprotect_iter_${q}_threaded" arm64 $k native 4 \
+			"$(metric "$lg" mm.tlb_local_flush_threaded "threaded:time per iteration" $q)" us
 	done
 done
 

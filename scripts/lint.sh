@@ -2,11 +2,13 @@
 # make lint: the series' quality gate. Prints PASS/FAIL lines and a
 # "counts P F S" line, like 5-results.py.
 #   checkpatch --strict on every patch: no ERROR, no WARNING
+#   Cc: every patch names the people get_maintainer.pl gives for it
 #   MAINTAINERS: an entry covers every file the series adds
 #   bisect build: base + first i patches builds for x86_64 and arm64
+#   variants: SMP=n, HYPERV=n, CPU_SUP_AMD=n (x86), 16K/64K pages (arm64)
 #   sparse (C=2) and kernel-doc on touched files: nothing base lacks
 # Options: --patches DIR (default patches/), --range A..B (default
-# base..series), --only checkpatch|maintainers|bisect|sparse|kdoc
+# base..series), --only checkpatch|cc|maintainers|bisect|variants|sparse|kdoc
 . "$(dirname "$0")/lib.sh"
 
 pdir=$TOP/patches only= range=base..series
@@ -40,6 +42,17 @@ if want checkpatch; then
 			ok "checkpatch $(basename "$pt") (CHECK: $nchk)"
 		else
 			bad "checkpatch $(basename "$pt"): $(grep -m1 -E '^(ERROR|WARNING):' <<<"$out")"
+		fi
+	done
+fi
+
+# Every patch Cc:s the people get_maintainer.pl names for it (cc.sh).
+if want cc; then
+	for pt in $patches; do
+		if "$TOP"/scripts/cc.sh --check "$pt"; then
+			ok "cc $(basename "$pt")"
+		else
+			bad "cc $(basename "$pt"): Cc: lines differ from get_maintainer.pl (run scripts/cc.sh)"
 		fi
 	done
 fi
@@ -89,6 +102,49 @@ if want bisect; then
 	done
 fi
 
+# Compile checks in other configurations (configs/variant-*.config): the
+# whole kernel at the tip of the series, then at every earlier step that
+# touches the arch, the objects of the C files it touches that this
+# configuration builds. The dir keeps the tip's .config for those steps
+# and is configured afresh on the next run.
+variants() { # the variants of arch $1
+	case $1 in
+	x86_64) echo nosmp nohv noamd ;;
+	arm64) echo 16k 64k ;;
+	esac
+}
+if want variants && [ -n "$steps" ]; then
+	tip=$(git -C "$TREE" rev-parse "${range#*..}")
+	for arch in x86_64 arm64; do
+		for v in $(variants "$arch"); do
+			name=$arch-var-$v bdir=$OUT/build/$arch-var-$v
+			if ! BUILD_NAME=$name TARGET=vmlinux "$TOP"/scripts/3-build-kernel.sh \
+				"$arch" "$tip" "$v" >/dev/null 2>"$OUT/lint-variant.err"; then
+				bad "variant $arch $v: $(grep -m1 -E 'error|Error' "$OUT/lint-variant.err")"
+				continue
+			fi
+			nok=0 i=0
+			for c in $steps; do
+				i=$((i + 1))
+				[ "$c" = "$tip" ] && continue
+				files=$(kernel_files "$c~1" "$c")
+				[ -n "$files" ] && affects "$arch" "$files" || continue
+				objs=$(for f in $(grep '\.c$' <<<"$files"); do
+					[ -f "$bdir/${f%.c}.o" ] && echo "${f%.c}.o"; done | paste -sd' ')
+				[ -n "$objs" ] || continue
+				if ! KEEP_CONFIG=1 BUILD_NAME=$name TARGET=$objs \
+					"$TOP"/scripts/3-build-kernel.sh "$arch" "$c" "$v" \
+					>/dev/null 2>"$OUT/lint-variant.err"; then
+					bad "variant $arch $v [$i] $(git -C "$TREE" log -1 --format=%s "$c"): $(grep -m1 -E 'error|Error' "$OUT/lint-variant.err")"
+					nok=1
+				fi
+			done
+			rm -f "$bdir/.frags"
+			[ $nok = 1 ] || ok "variant $arch $v (vmlinux at the tip, touched objects at each step)"
+		done
+	done
+fi
+
 # sparse and kernel-doc: warnings on the touched files at base and at the
 # tip of the series, line numbers stripped; anything new fails.
 warnset() { sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort -u; }
@@ -98,11 +154,12 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 	for arch in x86_64 arm64; do
 		BUILD_NAME=$arch-bisect TARGET=vmlinux \
 			"$TOP"/scripts/3-build-kernel.sh "$arch" "$ref" >/dev/null 2>&1 || true
+		[ -n "$SPARSE" ] || continue
 		for f in $(kernel_files base series | grep '\.c$'); do
 			obj=${f%.c}.o
 			[ -f "$OUT/build/$arch-bisect/$obj" ] || continue
 			[ -f "$OUT/src/$f" ] || continue
-			kmake "$OUT/build/$arch-bisect" "$arch" C=2 CHECK=sparse "$obj" 2>&1 | grep -E 'warning|error' | warnset >"$dir/sparse-$arch-${f//\//_}" || true
+			kmake "$OUT/build/$arch-bisect" "$arch" C=2 CHECK="$SPARSE" "$obj" 2>&1 | grep -E 'warning|error' | warnset >"$dir/sparse-$arch-${f//\//_}" || true
 		done
 	done
 	for f in $(kernel_files base series | grep -E '\.[ch]$'); do
@@ -111,22 +168,14 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 	done
 }
 if { want sparse || want kdoc; } && [ -n "$steps" ]; then
-	command -v sparse >/dev/null || die "sparse is not installed (make deps)"
-	# The kernel refuses a sparse older than it supports ("C=2 specified,
-	# but sparse is not available or not up to date"): say so, never pass.
-	sparse_ok=1
-	if BUILD_NAME=x86_64-bisect TARGET=vmlinux "$TOP"/scripts/3-build-kernel.sh x86_64 series >/dev/null 2>&1 &&
-		kmake "$OUT/build/x86_64-bisect" x86_64 C=2 CHECK=sparse init/version.o 2>&1 |
-		grep -q 'sparse is not available or not up to date'; then
-		sparse_ok=0
-		echo "SKIP lint sparse: $(sparse --version 2>&1 | head -n 1) is older than this kernel accepts"
-		s=$((s + 1))
-	fi
+	# Debian 12's sparse is older than this kernel accepts: sparse.sh
+	# builds the pinned newer Debian source package when needed.
+	SPARSE=$("$TOP"/scripts/sparse.sh) || { bad "sparse: no usable sparse"; SPARSE=; }
 	analyse base "$OUT/lint/base"
 	analyse series "$OUT/lint/series"
 	for kind in sparse kdoc; do
 		want "$kind" || continue
-		[ "$kind" = sparse ] && [ $sparse_ok = 0 ] && continue
+		[ "$kind" = sparse ] && [ -z "$SPARSE" ] && continue
 		for g in "$OUT"/lint/series/"$kind"-*; do
 			[ -e "$g" ] || continue
 			b=$OUT/lint/base/$(basename "$g")
