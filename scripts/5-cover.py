@@ -53,10 +53,26 @@ def main():
             out.append(f'    {v} vCPUs: base {fmt(b and b["value"], 2)}, '
                        f'series {fmt(s and s["value"], 2)}')
         out.append('')
-    for m in ms:
-        if m['metric'].startswith('arm64_') and m['kernel'] == 'series':
-            out.append(f"  arm64 {m['metric'][6:]} {m['path']}: "
-                       + ', '.join(f'{k} {fmt(r)}' for k, r in m['ratios'].items()))
+    a = {(k, q): get(ms, metric=f'mprotect_iter_{q}', arch='arm64',
+                     kernel=k, path='native', vcpus=4)
+         for k in ('series', 'floor') for q in ('median_single_cpu',
+                                                'median_threaded')}
+    if a[('series', 'median_single_cpu')]:
+        s1 = a[('series', 'median_single_cpu')]['ratios']
+        th = a[('series', 'median_threaded')]
+        out.append('  arm64, 4 vCPUs, mprotect()+mprotect()+write per iteration (median)')
+        out.append(f"    one CPU only: series/base {fmt(s1.get('series/base'))}, "
+                   f"series/floor {fmt(s1.get('series/floor'))}")
+        out.append("      (floor: a test-only kernel whose user TLBIs are all local)")
+        if th:
+            out.append(f"    one thread per CPU: series/base "
+                       f"{fmt(th['ratios'].get('series/base'))}")
+        bc = get(ms, metric='broadcast_flush_per_iter_single_cpu', arch='arm64',
+                 kernel='series')
+        if bc:
+            out.append(f"    broadcast user TLB flushes per iteration, one CPU "
+                       f"only: series {fmt(bc['value'], 2)}")
+        out.append('')
     st = [m for m in ms if m['metric'] == 'stress_stale']
     if st:
         out.append('  TLB coherency stress test on the series (stale / reads checked)')

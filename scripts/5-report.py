@@ -36,7 +36,6 @@ def main():
             if o and o['value']:
                 ratios[name] = round(m['value'] / o['value'], 4)
         m['ratios'] = ratios
-        m.pop('ratio_to', None)
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, 'bench.json'), 'w') as f:
         json.dump(ms, f, indent=1)
@@ -46,7 +45,10 @@ def main():
     for m in ms:
         r = ', '.join(f'{k} {v:.3f}' for k, v in m['ratios'].items())
         v = m['value']
-        vs = f'{v:.3f}' if isinstance(v, float) and v < 1000 else f'{v:g}'
+        if v is None:
+            vs = 'n/a'
+        else:
+            vs = f'{v:.3f}' if isinstance(v, float) and v < 1000 else f'{v:g}'
         rows.append(f"| {m['metric']} | {m['arch']} | {m['path']} | "
                     f"{m['vcpus']} | {m['kernel']} | {vs} | {m['unit']} | {r} |")
     table = '\n'.join(rows) + '\n'

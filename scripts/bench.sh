@@ -11,9 +11,20 @@ mkdir -p "$LOGS" "$RESULTS"
 M=$LOGS/measurements.jsonl
 : >"$M"
 
+# BENCH_SECTIONS="arm64 ..." runs only those sections and keeps the other
+# sections' measurements from the previous results/bench.json; ratios are
+# always taken between kernels measured in the same section run.
+ALL_SECTIONS="x86 arm64 stress regress boot"
+SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
+cur=
+section() { # section NAME: run this section?
+	cur=$1
+	case " $SECTIONS " in *" $1 "*) log "bench: section $1"; return 0 ;; esac
+	return 1
+}
 emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
-	printf '{"metric": "%s", "arch": "%s", "kernel": "%s", "path": "%s", "vcpus": %s, "value": %s, "unit": "%s"%s}\n' \
-		"$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:+, \"ratio_to\": $8}" >>"$M"
+	printf '{"section": "%s", "metric": "%s", "arch": "%s", "kernel": "%s", "path": "%s", "vcpus": %s, "value": %s, "unit": "%s"%s}\n' \
+		"$cur" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:+, \"ratio_to\": $8}" >>"$M"
 }
 # metric LOG TEST MATCH KEY: KEY=value from the first output line of TEST
 # (in 4-boot.sh's LOG, parsed by 5-results.py) that contains MATCH.
@@ -43,20 +54,27 @@ passset() { # the sorted ids of passing userspace tests in a run's JSON
 }
 
 "$TOP"/scripts/2-tree.sh
+# The kernels each section boots; base-emu/emu carry the in-guest Hyper-V
+# emulation (inert without its boot parameter), arm64 mutants the
+# always-local floor.
+need() { # need SECTION: ARCH-REF of the kernels it boots
+	case $1 in
+	x86) echo x86_64-base-emu x86_64-emu ;;
+	arm64) echo arm64-base arm64-series arm64-mutants ;;
+	stress) echo x86_64-series x86_64-emu arm64-series ;;
+	regress|boot) echo x86_64-base x86_64-series arm64-base arm64-series ;;
+	esac
+}
+for k in $(for sec in $SECTIONS; do need "$sec"; done | sort -u); do
+	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "${k#*-}" >/dev/null
+done
 for arch in x86_64 arm64; do
-	# base-emu/emu: the in-guest Hyper-V emulation (inert without its boot
-	# parameter); mutants: the arm64 always-local floor.
-	ks="base series"
-	[ "$arch" = x86_64 ] && ks="$ks base-emu emu"
-	[ "$arch" = arm64 ] && ks="$ks mutants"
-	for k in $ks; do
-		"$TOP"/scripts/3-build-kernel.sh "$arch" "$k" >/dev/null
-	done
 	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
 done
 
 # x86: the mprotect reproducer, with and without a history of running on
 # every CPU, on the native path and on the emulated Hyper-V path.
+if section x86; then
 for v in 4 8; do
 	for k in base series; do
 		kb=$([ $k = base ] && echo base-emu || echo emu)
@@ -84,11 +102,13 @@ for v in 4 8; do
 		done
 	done
 done
+fi
 
 # arm64: the same loop in a process that has only run on one CPU, on base,
 # series and the always-local test-only kernel (the floor: what the loop
 # costs when no user TLBI is broadcast), plus broadcasts during the loop;
 # and one thread per CPU, where the series must broadcast as base does.
+if section arm64; then
 for k in base series floor; do
 	kb=$([ $k = floor ] && echo mutants || echo $k)
 	opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
@@ -111,9 +131,11 @@ for k in base series floor; do
 			"$(metric "$lg" mm.tlb_local_flush_threaded "threaded:time per iteration" $q)" us
 	done
 done
+fi
 
 # The stress test, long enough for 1e8 checked reads per path: stale
 # observations must be 0 on the series.
+if section stress; then
 STRESS=${STRESS:-all}
 for run in "x86_64 x86_64-series native" "x86_64 x86_64-emu hv-emul" "arm64 arm64-series native"; do
 	set -- $run
@@ -124,8 +146,10 @@ for run in "x86_64 x86_64-series native" "x86_64 x86_64-emu hv-emul" "arm64 arm6
 			"$(metric "$LOGS/$1-stress-$3.log" mm.tlb_coherency_bench "tlb_coherency: reads=" $key)" count
 	done
 done
+fi
 
 # Regression suites on both kernels: the pass sets must be equal.
+if section regress; then
 for arch in x86_64 arm64; do
 	# The stress test too: it must pass on base as well as on the series.
 	tests=$(ids regress mm.),$(ids series mm.tlb_coherency)
@@ -147,8 +171,10 @@ for arch in x86_64 arm64; do
 		log "bench $arch: regression pass sets DIFFER: base [$(cat "$LOGS/$arch-base.pass")] series [$(cat "$LOGS/$arch-series.pass")]"
 	fi
 done
+fi
 
 # Boot to userspace and power off, nothing else: three boots per kernel.
+if section boot; then
 for arch in x86_64 arm64; do
 	for k in base series; do
 		tot=0
@@ -160,5 +186,17 @@ for arch in x86_64 arm64; do
 		emit boot_wall "$arch" "$k" boot 4 "$(echo "scale=3; $tot / 3" | bc)" s
 	done
 done
+fi
 
+if [ "$SECTIONS" != "$ALL_SECTIONS" ] && [ -f "$RESULTS/bench.json" ]; then
+	python3 - "$RESULTS/bench.json" "$SECTIONS" >"$M.kept" <<'PY'
+import json, sys
+keep = sys.argv[2].split()
+for m in json.load(open(sys.argv[1])):
+    if m.get('section') not in keep:
+        m.pop('ratios', None)
+        print(json.dumps(m))
+PY
+	cat "$M" >>"$M.kept" && mv "$M.kept" "$M"
+fi
 "$TOP"/scripts/5-report.py "$M" "$RESULTS"

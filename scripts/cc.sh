@@ -17,7 +17,10 @@ gm() { # gm OPTS... PATCHFILE: addresses, one per line, without the author
 }
 people() { gm --nol $(realpath "$@"); }
 lists() { gm --nom --nor --l $(realpath "$@"); }
-have() { sed -n '/^---$/q; s/^Cc: //p' "$1" | grep -v 'stable@vger.kernel.org' || true; }
+have() { # the Cc: trailers in the message body (not the mail headers)
+	awk '!body { if ($0 == "") body = 1; next } /^---$/ { exit } sub(/^Cc: /, "")' "$1" |
+		grep -v 'stable@vger.kernel.org' || true
+}
 
 case ${1:-} in
 --people) shift; people "$@" ;;

@@ -25,9 +25,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fmt base..series "$tmp/patches" --cover-letter --base=base \
 	--cover-from-description=subject
-# Mail headers: To the people and Cc the lists that get_maintainer.pl
-# names for the series as a whole (each patch also carries Cc: trailers
-# for its own people, see cc.sh).
+# The cover letter is addressed (To: people, Cc: lists) to everyone that
+# get_maintainer.pl names for the series as a whole; each patch carries
+# Cc: trailers for its own people (see cc.sh). Only the cover letter gets
+# the mail headers: checkpatch cannot parse folded To:/Cc: lines.
 addrs() { # addrs --people|--lists: for all the patches at once
 	"$TOP"/scripts/cc.sh "$1" $(ls "$tmp"/patches/[0-9]*.patch | grep -v '/0000-')
 }
@@ -35,8 +36,9 @@ if ls "$tmp"/patches/0001-*.patch >/dev/null 2>&1; then
 	to=() cc=()
 	while IFS= read -r a; do to+=("--to=$a"); done < <(addrs --people)
 	while IFS= read -r a; do cc+=("--cc=$a"); done < <(addrs --lists)
-	fmt base..series "$tmp/patches" --cover-letter --base=base \
+	fmt base..series "$tmp/addressed" --cover-letter --base=base \
 		--cover-from-description=subject "${to[@]}" "${cc[@]}"
+	cp "$tmp"/addressed/0000-*.patch "$tmp/patches/"
 fi
 fmt series..emu "$tmp/testonly"
 fmt emu..mutants "$tmp/mutants"

@@ -118,6 +118,21 @@ if [ -d "$TREE/.git" ]; then
 		bad "lint fails a patch with a checkpatch warning (good=$g bad=$b failures)"
 fi
 
+# 5b. make lint: a patch without the Cc: lines get_maintainer.pl asks for
+#     fails; the same patch with them passes.
+if [ -d "$TREE/.git" ]; then
+	mkdir -p "$tmp/cc-good"
+	{
+		sed '/^Signed-off-by:/Q' "$tmp/lint-good/0001-good.patch"
+		"$TOP"/scripts/cc.sh --people "$tmp/lint-good/0001-good.patch" | sed 's/^/Cc: /'
+		sed -n '/^Signed-off-by:/,$p' "$tmp/lint-good/0001-good.patch"
+	} >"$tmp/cc-good/0001-good.patch"
+	g=$("$TOP"/scripts/lint.sh --only cc --patches "$tmp/cc-good" | awk '$1 == "counts" { print $3 }')
+	b=$("$TOP"/scripts/lint.sh --only cc --patches "$tmp/lint-good" | awk '$1 == "counts" { print $3 }')
+	[ "$g" = 0 ] && [ "$b" = 1 ] && ok "lint fails a patch without its maintainers' Cc: lines" ||
+		bad "lint fails a patch without its maintainers' Cc: lines (good=$g bad=$b failures)"
+fi
+
 # 6. make lint: a series that breaks the build mid-way and mends it in the
 #    next patch fails the bisect build (only when kernels are built).
 if [ "${SELFTEST_BISECT:-0}" = 1 ]; then
