@@ -73,6 +73,23 @@ def main():
             out.append(f"    broadcast user TLB flushes per iteration, one CPU "
                        f"only: series {fmt(bc['value'], 2)}")
         out.append('')
+    n = {(k, npt, q): get(ms, metric=f'nested_{q}', arch='x86_64', kernel=k,
+                          path=f'npt{npt}')
+         for k in ('base', 'counting', 'series') for npt in (1, 0)
+         for q in ('roundtrip_ns', 'flush_per_rt', 'sync_per_rt')}
+    if any(n.values()):
+        out.append('  nested SVM, L2 VMMCALL round trip (L0 on NPT / on shadow paging)')
+        for npt in (1, 0):
+            r = n[('series', npt, 'roundtrip_ns')]
+            out.append(f"    npt={npt}: time per round trip series/base "
+                       f"{fmt(r and r['ratios'].get('series/base'))}")
+            for q, what in (('flush_per_rt', 'TLB flush'), ('sync_per_rt', 'MMU sync')):
+                c = n[('counting', npt, q)]
+                sv = n[('series', npt, q)]
+                out.append(f"      {what} requests per round trip: "
+                           f"{fmt(c and c['value'], 2)} before the series' nSVM "
+                           f"patches, {fmt(sv and sv['value'], 2)} after")
+        out.append('')
     st = [m for m in ms if m['metric'] == 'stress_stale']
     if st:
         out.append('  TLB coherency stress test on the series (stale / reads checked)')

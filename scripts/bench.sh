@@ -14,7 +14,7 @@ M=$LOGS/measurements.jsonl
 # BENCH_SECTIONS="arm64 ..." runs only those sections and keeps the other
 # sections' measurements from the previous results/bench.json; ratios are
 # always taken between kernels measured in the same section run.
-ALL_SECTIONS="x86 arm64 stress regress boot"
+ALL_SECTIONS="x86 arm64 nsvm stress regress boot"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 cur=
 section() { # section NAME: run this section?
@@ -61,10 +61,15 @@ need() { # need SECTION: ARCH-REF of the kernels it boots
 	case $1 in
 	x86) echo x86_64-base-emu x86_64-emu ;;
 	arm64) echo arm64-base arm64-series arm64-mutants ;;
+	nsvm) echo x86_64-base x86_64-nsvm-stats x86_64-series ;;
 	stress) echo x86_64-series x86_64-emu arm64-series ;;
 	regress|boot) echo x86_64-base x86_64-series arm64-base arm64-series ;;
 	esac
 }
+# nsvm-stats: the series up to the patch that counts nested flush and sync
+# requests, i.e. base behaviour made countable.
+git -C "$TREE" branch -f nsvm-stats "$(git -C "$TREE" log --format=%H -1 \
+	--grep='^KVM: x86: Add vCPU stats for TLB flushes and MMU syncs' base..series)"
 for k in $(for sec in $SECTIONS; do need "$sec"; done | sort -u); do
 	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "${k#*-}" >/dev/null
 done
@@ -129,6 +134,27 @@ for k in base series floor; do
 	for q in median p90; do
 		emit "mprotect_iter_${q}_threaded" arm64 $k native 4 \
 			"$(metric "$lg" mm.tlb_local_flush_threaded "threaded:time per iteration" $q)" us
+	done
+done
+fi
+
+# nSVM: L2 round trips (VMMCALL) with L0 on NPT and on shadow paging: the
+# time per round trip, and KVM's TLB flush and MMU sync requests per round
+# trip (vCPU stats that only exist from nsvm-stats on).
+if section nsvm; then
+for npt in 1 0; do
+	for k in base nsvm-stats series; do
+		name=x86_64-$k-nsvm-npt$npt
+		boot x86_64 "x86_64-$k" "$name" --append "kvm_amd.npt=$npt" \
+			--tests kvm.svm_nested_roundtrip_bench
+		lg=$LOGS/$name.log
+		kk=$([ $k = nsvm-stats ] && echo counting || echo $k)
+		emit nested_roundtrip_ns x86_64 $kk npt$npt 1 \
+			"$(metric "$lg" kvm.svm_nested_roundtrip_bench "svm_nested_roundtrip:" ns_per_iter)" ns
+		for c in flush_per_rt sync_per_rt; do
+			emit "nested_$c" x86_64 $kk npt$npt 1 \
+				"$(metric "$lg" kvm.svm_nested_roundtrip_bench "svm_nested_roundtrip:" $c)" count
+		done
 	done
 done
 fi

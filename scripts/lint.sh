@@ -152,16 +152,19 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 	local ref=$1 dir=$2 arch f obj
 	mkdir -p "$dir"
 	for arch in x86_64 arm64; do
-		BUILD_NAME=$arch-bisect TARGET=vmlinux \
-			"$TOP"/scripts/3-build-kernel.sh "$arch" "$ref" >/dev/null 2>&1 || true
 		[ -n "$SPARSE" ] || continue
+		# Single objects only need the build dir prepared at REF.
+		BUILD_NAME=$arch-bisect TARGET=prepare \
+			"$TOP"/scripts/3-build-kernel.sh "$arch" "$ref" >/dev/null 2>&1 || true
 		for f in $(kernel_files base series | grep '\.c$'); do
 			obj=${f%.c}.o
+			# Only what this arch's config builds (the tip's bisect build).
 			[ -f "$OUT/build/$arch-bisect/$obj" ] || continue
 			[ -f "$OUT/src/$f" ] || continue
 			kmake "$OUT/build/$arch-bisect" "$arch" C=2 CHECK="$SPARSE" "$obj" 2>&1 | grep -E 'warning|error' | warnset >"$dir/sparse-$arch-${f//\//_}" || true
 		done
 	done
+	flock "$OUT/src.lock" git -C "$OUT/src" checkout -q --detach -f "$ref"
 	for f in $(kernel_files base series | grep -E '\.[ch]$'); do
 		[ -f "$OUT/src/$f" ] || continue
 		"$OUT"/src/scripts/kernel-doc -none "$OUT/src/$f" 2>&1 | warnset >"$dir/kdoc-${f//\//_}" || true
