@@ -53,42 +53,48 @@ def main():
             out.append(f'    {v} vCPUs: base {fmt(b and b["value"], 2)}, '
                        f'series {fmt(s and s["value"], 2)}')
         out.append('')
-    a = {(k, q): get(ms, metric=f'mprotect_iter_{q}', arch='arm64',
-                     kernel=k, path='native', vcpus=4)
-         for k in ('series', 'floor') for q in ('median_single_cpu',
-                                                'median_threaded')}
-    if a[('series', 'median_single_cpu')]:
-        s1 = a[('series', 'median_single_cpu')]['ratios']
-        th = a[('series', 'median_threaded')]
+    def arm(k, q):
+        return get(ms, metric=f'mprotect_iter_{q}', arch='arm64', kernel=k,
+                   path='native', vcpus=4)
+    s1 = arm('series', 'median_single_cpu')
+    if s1:
+        fl, ba = arm('floor', 'median_single_cpu'), arm('base', 'median_single_cpu')
         out.append('  arm64, 4 vCPUs, mprotect()+mprotect()+write per iteration (median)')
-        out.append(f"    one CPU only: series/base {fmt(s1.get('series/base'))}, "
-                   f"series/floor {fmt(s1.get('series/floor'))}")
-        out.append("      (floor: a test-only kernel whose user TLBIs are all local)")
-        if th:
-            out.append(f"    one thread per CPU: series/base "
-                       f"{fmt(th['ratios'].get('series/base'))}")
+        out.append(f"    one CPU only: series/base {fmt(s1['ratios'].get('series/base'))}, "
+                   f"series/floor {fmt(s1['ratios'].get('series/floor'))}")
+        if fl and ba and ba['value']:
+            out.append(f"      (floor: a test-only kernel whose user TLBIs are all local;"
+                       f" floor/base {fmt(fl['value'] / ba['value'])})")
+        for q, what in (('median_threaded', 'one thread on each of 4 CPUs'),
+                        ('median_threaded2', 'one thread on each of 2 CPUs')):
+            th = arm('series', q)
+            if th:
+                out.append(f"    {what}: series/base {fmt(th['ratios'].get('series/base'))}")
         bc = get(ms, metric='broadcast_flush_per_iter_single_cpu', arch='arm64',
                  kernel='series')
         if bc:
             out.append(f"    broadcast user TLB flushes per iteration, one CPU "
                        f"only: series {fmt(bc['value'], 2)}")
         out.append('')
-    n = {(k, npt, q): get(ms, metric=f'nested_{q}', arch='x86_64', kernel=k,
-                          path=f'npt{npt}')
-         for k in ('base', 'counting', 'series') for npt in (1, 0)
+    paths = (('npt1', 'L0 on NPT'), ('npt1-nested-npt', 'L0 on NPT, L1 on nested NPT'),
+             ('npt0', 'L0 on shadow paging'))
+    n = {(k, p, q): get(ms, metric=f'nested_{q}', arch='x86_64', kernel=k, path=p)
+         for k in ('base', 'counting', 'series') for p, _ in paths
          for q in ('roundtrip_ns', 'flush_per_rt', 'sync_per_rt')}
     if any(n.values()):
-        out.append('  nested SVM, L2 VMMCALL round trip (L0 on NPT / on shadow paging)')
-        for npt in (1, 0):
-            r = n[('series', npt, 'roundtrip_ns')]
-            out.append(f"    npt={npt}: time per round trip series/base "
-                       f"{fmt(r and r['ratios'].get('series/base'))}")
-            for q, what in (('flush_per_rt', 'TLB flush'), ('sync_per_rt', 'MMU sync')):
-                c = n[('counting', npt, q)]
-                sv = n[('series', npt, q)]
-                out.append(f"      {what} requests per round trip: "
-                           f"{fmt(c and c['value'], 2)} before the series' nSVM "
-                           f"patches, {fmt(sv and sv['value'], 2)} after")
+        out.append('  nested SVM, L2 VMMCALL round trips')
+        for p, what in paths:
+            r = n[('series', p, 'roundtrip_ns')]
+            if not r:
+                continue
+            c = [n[('counting', p, q)] for q in ('flush_per_rt', 'sync_per_rt')]
+            sv = [n[('series', p, q)] for q in ('flush_per_rt', 'sync_per_rt')]
+            out.append(f"    {what}: time series/base "
+                       f"{fmt(r['ratios'].get('series/base'))}; TLB flush + MMU sync "
+                       f"requests per round trip {fmt(c[0] and c[0]['value'], 0)} + "
+                       f"{fmt(c[1] and c[1]['value'], 0)} before, "
+                       f"{fmt(sv[0] and sv[0]['value'], 0)} + "
+                       f"{fmt(sv[1] and sv[1]['value'], 0)} after")
         out.append('')
     st = [m for m in ms if m['metric'] == 'stress_stale']
     if st:

@@ -26,20 +26,26 @@ emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
 	printf '{"section": "%s", "metric": "%s", "arch": "%s", "kernel": "%s", "path": "%s", "vcpus": %s, "value": %s, "unit": "%s"%s}\n' \
 		"$cur" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:+, \"ratio_to\": $8}" >>"$M"
 }
-# metric LOG TEST MATCH KEY: KEY=value from the first output line of TEST
-# (in 4-boot.sh's LOG, parsed by 5-results.py) that contains MATCH.
+# metric LOG TEST MATCH KEY [median]: KEY=value (or "KEY value") from the
+# first output line of TEST (in 4-boot.sh's LOG, parsed by 5-results.py)
+# that contains MATCH; with "median", the median over all such lines (a
+# test that repeats its measurement).
 metric() {
-	python3 - "$1.json" "$2" "$3" "$4" <<'PY'
-import json, re, sys
-res, test, match, key = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4]
+	python3 - "$1.json" "$2" "$3" "$4" "${5:-first}" <<'PY'
+import json, re, statistics, sys
+res, test, match, key, how = json.load(open(sys.argv[1])), *sys.argv[2:6]
+vals = []
 for l in res['outputs'].get(test, []):
     if match in l:
-        m = re.search(r'\b' + re.escape(key) + r'[= ](-?[0-9.]+)', l)
+        m = re.search(r'\b' + re.escape(key) + r'[= ]\+?(-?[0-9.]+)', l)
         if m:
-            print(m.group(1))
-            break
-else:
+            vals.append(float(m.group(1)))
+if not vals:
     print('null')
+elif how == 'median':
+    print(statistics.median(vals))
+else:
+    print(vals[0])
 PY
 }
 boot() { # boot ARCH BUILD LOGNAME [4-boot.sh options]: boot, parse, keep going
@@ -109,31 +115,32 @@ for v in 4 8; do
 done
 fi
 
-# arm64: the same loop in a process that has only run on one CPU, on base,
-# series and the always-local test-only kernel (the floor: what the loop
-# costs when no user TLBI is broadcast), plus broadcasts during the loop;
-# and one thread per CPU, where the series must broadcast as base does.
+# arm64: mprotect() loops in a process that has only run on one CPU, on
+# base, series and the always-local test-only kernel (the floor: what the
+# loop costs when no user TLBI is broadcast), with the broadcasts during
+# the loop; and one thread per CPU (all 4, and 2 of them), where the series
+# must broadcast as base does. Each is repeated in the guest; the median
+# of the runs' medians is reported.
 if section arm64; then
 for k in base series floor; do
 	kb=$([ $k = floor ] && echo mutants || echo $k)
 	opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
 	name=arm64-$k-local
 	boot arm64 "arm64-$kb" "$name" --append "$opt" \
-		--tests mm.tlb_flush_history_none,mm.tlb_local_flush_threaded
+		--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2
 	lg=$LOGS/$name.log
-	for q in median_us p90_us; do
-		emit "mprotect_iter_${q%_us}_single_cpu" arm64 $k native 4 \
-			"$(metric "$lg" mm.tlb_flush_history_none "phase=none " $q)" us \
+	for q in median p90; do
+		emit "mprotect_iter_${q}_single_cpu" arm64 $k native 4 \
+			"$(metric "$lg" mm.tlb_local_flush_single "single_cpu:time per iteration" $q median)" us \
 			"$([ $k = series ] && echo '{"series/floor": {"kernel": "floor"}}')"
 	done
-	it=$(metric "$lg" mm.tlb_flush_history_none "phase=none " iters)
-	n=$(metric "$lg" mm.tlb_flush_history_none "phase=none " remote_flush)
-	# Without CONFIG_DEBUG_TLBFLUSH (base) the test reports -1.
+	# Without CONFIG_DEBUG_TLBFLUSH (base) there is no count.
+	n=$(metric "$lg" mm.tlb_local_flush_single "single_cpu:" "broadcast flushes" median)
 	emit broadcast_flush_per_iter_single_cpu arm64 $k native 4 \
-		"$(python3 -c "print(round($n / $it, 4) if $n >= 0 and $it else 'null')")" count
-	for q in median p90; do
-		emit "mprotect_iter_${q}_threaded" arm64 $k native 4 \
-			"$(metric "$lg" mm.tlb_local_flush_threaded "threaded:time per iteration" $q)" us
+		"$(python3 -c "print(round($n / 2000, 4) if '$n' != 'null' else 'null')")" count
+	for t in threaded threaded2; do
+		emit "mprotect_iter_median_$t" arm64 $k native 4 \
+			"$(metric "$lg" mm.tlb_local_flush_$t "threaded:time per iteration" median median)" us
 	done
 done
 fi
@@ -149,11 +156,17 @@ for npt in 1 0; do
 			--tests kvm.svm_nested_roundtrip_bench
 		lg=$LOGS/$name.log
 		kk=$([ $k = nsvm-stats ] && echo counting || echo $k)
-		emit nested_roundtrip_ns x86_64 $kk npt$npt 1 \
-			"$(metric "$lg" kvm.svm_nested_roundtrip_bench "svm_nested_roundtrip:" ns_per_iter)" ns
-		for c in flush_per_rt sync_per_rt; do
-			emit "nested_$c" x86_64 $kk npt$npt 1 \
-				"$(metric "$lg" kvm.svm_nested_roundtrip_bench "svm_nested_roundtrip:" $c)" count
+		# With NPT, L1 runs L2 both without and with nested NPT.
+		for nn in 0 1; do
+			[ $npt = 1 ] || [ $nn = 0 ] || continue
+			path=npt$npt$([ $nn = 1 ] && echo -nested-npt || true)
+			match="svm_nested_roundtrip: npt=$npt nested_npt=$nn "
+			emit nested_roundtrip_ns x86_64 $kk $path 1 \
+				"$(metric "$lg" kvm.svm_nested_roundtrip_bench "$match" ns_per_iter)" ns
+			for c in flush_per_rt sync_per_rt; do
+				emit "nested_$c" x86_64 $kk $path 1 \
+					"$(metric "$lg" kvm.svm_nested_roundtrip_bench "$match" $c)" count
+			done
 		done
 	done
 done
