@@ -23,9 +23,10 @@ def fmt(v, digits=3):
 
 def main():
     ms = json.load(open(sys.argv[1]))
-    out = ['Results (make bench, QEMU TCG, one run, series/base ratios; lower',
-           'is faster; generated from results/bench.json). The native rows',
-           'and the rows without history run code the series does not',
+    out = ['Results (make bench, QEMU TCG; series/base ratios, lower is faster;',
+           'generated from results/bench.json, where each group of rows comes',
+           'from one run of base and series side by side). The x86 native',
+           'rows and the rows without history run code the series does not',
            'change: their spread is the noise of the run.', '']
     rows = []
     for v in (4, 8):

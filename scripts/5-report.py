@@ -26,7 +26,9 @@ def main():
         ms = [json.loads(l) for l in f if l.strip()]
     idx = {key(m): m for m in ms}
     for m in ms:
-        ratios = {}
+        # Kept from an earlier run (make bench with BENCH_SECTIONS): the
+        # ratios it computed stay unless recomputed here.
+        ratios = dict(m.get('ratios', {}))
         if m['kernel'] != 'base':
             b = idx.get(key(m, kernel='base'))
             if b and b['value']:

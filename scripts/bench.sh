@@ -233,7 +233,6 @@ import json, sys
 keep = sys.argv[2].split()
 for m in json.load(open(sys.argv[1])):
     if m.get('section') not in keep:
-        m.pop('ratios', None)
         print(json.dumps(m))
 PY
 	cat "$M" >>"$M.kept" && mv "$M.kept" "$M"
