@@ -102,6 +102,11 @@ if want bisect; then
 	done
 fi
 
+# Is object $2 part of the vmlinux last linked in build dir $1? (A build
+# dir seeded from another configuration holds objects this one never
+# builds.)
+linked() { ar t "$1/vmlinux.a" 2>/dev/null | grep -qxF "$2"; }
+
 # Compile checks in other configurations (configs/variant-*.config): the
 # whole kernel at the tip of the series, then at every earlier step that
 # touches the arch, the objects of the C files it touches that this
@@ -129,8 +134,9 @@ if want variants && [ -n "$steps" ]; then
 				[ "$c" = "$tip" ] && continue
 				files=$(kernel_files "$c~1" "$c")
 				[ -n "$files" ] && affects "$arch" "$files" || continue
-				objs=$(for f in $(grep '\.c$' <<<"$files"); do
-					[ -f "$bdir/${f%.c}.o" ] && echo "${f%.c}.o"; done | paste -sd' ')
+				objs=$(for f in $(grep '\.c$' <<<"$files" || true); do
+					if linked "$bdir" "${f%.c}.o"; then echo "${f%.c}.o"; fi
+				done | paste -sd' ')
 				[ -n "$objs" ] || continue
 				if ! KEEP_CONFIG=1 BUILD_NAME=$name TARGET=$objs \
 					"$TOP"/scripts/3-build-kernel.sh "$arch" "$c" "$v" \
@@ -159,7 +165,7 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 		for f in $(kernel_files base series | grep '\.c$'); do
 			obj=${f%.c}.o
 			# Only what this arch's config builds (the tip's bisect build).
-			[ -f "$OUT/build/$arch-bisect/$obj" ] || continue
+			linked "$OUT/build/$arch-bisect" "$obj" || continue
 			[ -f "$OUT/src/$f" ] || continue
 			kmake "$OUT/build/$arch-bisect" "$arch" C=2 CHECK="$SPARSE" "$obj" 2>&1 | grep -E 'warning|error' | warnset >"$dir/sparse-$arch-${f//\//_}" || true
 		done
