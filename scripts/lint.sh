@@ -105,7 +105,7 @@ fi
 # Is object $2 part of the vmlinux last linked in build dir $1? (A build
 # dir seeded from another configuration holds objects this one never
 # builds.)
-linked() { ar t "$1/vmlinux.a" 2>/dev/null | grep -qxF "$2"; }
+linked() { (cd "$1" && ar t vmlinux.a 2>/dev/null) | grep -xF "$2" >/dev/null; }
 
 # Compile checks in other configurations (configs/variant-*.config): the
 # whole kernel at the tip of the series, then at every earlier step that
@@ -128,7 +128,7 @@ if want variants && [ -n "$steps" ]; then
 				bad "variant $arch $v: $(grep -m1 -E 'error|Error' "$OUT/lint-variant.err")"
 				continue
 			fi
-			nok=0 i=0
+			nok=0 i=0 nsteps=0
 			for c in $steps; do
 				i=$((i + 1))
 				[ "$c" = "$tip" ] && continue
@@ -138,6 +138,7 @@ if want variants && [ -n "$steps" ]; then
 					if linked "$bdir" "${f%.c}.o"; then echo "${f%.c}.o"; fi
 				done | paste -sd' ')
 				[ -n "$objs" ] || continue
+				nsteps=$((nsteps + 1))
 				if ! KEEP_CONFIG=1 BUILD_NAME=$name TARGET=$objs \
 					"$TOP"/scripts/3-build-kernel.sh "$arch" "$c" "$v" \
 					>/dev/null 2>"$OUT/lint-variant.err"; then
@@ -146,7 +147,7 @@ if want variants && [ -n "$steps" ]; then
 				fi
 			done
 			rm -f "$bdir/.frags"
-			[ $nok = 1 ] || ok "variant $arch $v (vmlinux at the tip, touched objects at each step)"
+			[ $nok = 1 ] || ok "variant $arch $v (vmlinux at the tip; touched objects at $nsteps earlier steps)"
 		done
 	done
 fi
@@ -180,6 +181,7 @@ if { want sparse || want kdoc; } && [ -n "$steps" ]; then
 	# Debian 12's sparse is older than this kernel accepts: sparse.sh
 	# builds the pinned newer Debian source package when needed.
 	SPARSE=$("$TOP"/scripts/sparse.sh) || { bad "sparse: no usable sparse"; SPARSE=; }
+	rm -rf "$OUT/lint"
 	analyse base "$OUT/lint/base"
 	analyse series "$OUT/lint/series"
 	for kind in sparse kdoc; do
