@@ -168,7 +168,7 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 			# Only what this arch's config builds (the tip's bisect build).
 			linked "$OUT/build/$arch-bisect" "$obj" || continue
 			[ -f "$OUT/src/$f" ] || continue
-			kmake "$OUT/build/$arch-bisect" "$arch" C=2 CHECK="$SPARSE" "$obj" 2>&1 | grep -E 'warning|error' | warnset >"$dir/sparse-$arch-${f//\//_}" || true
+			kmake "$OUT/build/$arch-bisect" "$arch" C=2 CHECK="$SPARSE" "$obj" 2>&1 | grep -E 'warning|error' | grep -F "/$f:" | warnset >"$dir/sparse-$arch-${f//\//_}" || true
 		done
 	done
 	flock "$OUT/src.lock" git -C "$OUT/src" checkout -q --detach -f "$ref"
