@@ -53,10 +53,11 @@ base*) ;;
 	[ -f "$f" ] && frags+=("$f") && [ -z "${BUILD_NAME:-}" ] && must+=("$f")
    done ;;
 esac
-# Rebuild .config only when a fragment changed (for lint's bisect dir:
-# at every step, so that options the series adds are taken once they exist).
-want=$({ cat "${frags[@]}"; [ -z "${BUILD_NAME:-}" ] || git -C "$src" rev-parse HEAD; } |
-	sha256sum | cut -c1-16)
+# Rebuild .config only when a fragment changed, or (lint's bisect dir) at
+# a step whose Kconfig files differ from the last configured step's, so
+# that options the series adds are taken once they exist.
+want=$({ cat "${frags[@]}"; [ -z "${BUILD_NAME:-}" ] ||
+	git -C "$src" log -1 --format=%H HEAD -- '*Kconfig*'; } | sha256sum | cut -c1-16)
 # KEEP_CONFIG=1 keeps whatever .config the dir has (make lint compiles
 # single objects at older steps in a variant dir configured at the tip).
 if [ "${KEEP_CONFIG:-0}" = 1 ] && [ -f "$bdir/.frags" ]; then

@@ -50,7 +50,7 @@ PY
 }
 boot() { # boot ARCH BUILD LOGNAME [4-boot.sh options]: boot, parse, keep going
 	local logf=$LOGS/$3.log
-	"$TOP"/scripts/4-boot.sh "$1" "$2" "$logf" "${@:4}" || true
+	"$TOP"/scripts/4-boot.sh "$1" "$2" "$logf" --pin "${@:4}" || true
 	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$3" >"$logf.verdict"
 	grep -q '^FAIL' "$logf.verdict" && log "bench: $3: $(grep -m1 '^FAIL' "$logf.verdict")"
 	return 0
@@ -60,13 +60,15 @@ passset() { # the sorted ids of passing userspace tests in a run's JSON
 }
 
 "$TOP"/scripts/2-tree.sh
-# The kernels each section boots; base-emu/emu carry the in-guest Hyper-V
-# emulation (inert without its boot parameter), arm64 mutants the
-# always-local floor.
-need() { # need SECTION: ARCH-REF of the kernels it boots
+# The kernels each section boots, as ARCH-REF[:VARIANT]; base-emu/emu
+# carry the in-guest Hyper-V emulation (inert without its boot parameter),
+# arm64 mutants the always-local floor. The arm64 loops run on kernels
+# without lock and VM debugging (configs/variant-perf.config): under TCG,
+# lockdep alone costs more per mprotect() than the broadcast TLBI does.
+need() { # need SECTION: the kernels it boots
 	case $1 in
 	x86) echo x86_64-base-emu x86_64-emu ;;
-	arm64) echo arm64-base arm64-series arm64-mutants ;;
+	arm64) echo arm64-base:perf arm64-series:perf arm64-mutants:perf ;;
 	nsvm) echo x86_64-base x86_64-nsvm-stats x86_64-series ;;
 	stress) echo x86_64-series x86_64-emu arm64-series ;;
 	regress|boot) echo x86_64-base x86_64-series arm64-base arm64-series ;;
@@ -77,7 +79,9 @@ need() { # need SECTION: ARCH-REF of the kernels it boots
 git -C "$TREE" branch -f nsvm-stats "$(git -C "$TREE" log --format=%H -1 \
 	--grep='^KVM: x86: Add vCPU stats for TLB flushes and MMU syncs' base..series)"
 for k in $(for sec in $SECTIONS; do need "$sec"; done | sort -u); do
-	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "${k#*-}" >/dev/null
+	ref=${k#*-} var=
+	case $ref in *:*) var=${ref#*:} ref=${ref%:*} ;; esac
+	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "$ref" $var >/dev/null
 done
 for arch in x86_64 arm64; do
 	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
@@ -126,7 +130,7 @@ for k in base series floor; do
 	kb=$([ $k = floor ] && echo mutants || echo $k)
 	opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
 	name=arm64-$k-local
-	boot arm64 "arm64-$kb" "$name" --append "$opt" \
+	boot arm64 "arm64-$kb-perf" "$name" --append "$opt" \
 		--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2
 	lg=$LOGS/$name.log
 	for q in median p90; do
@@ -196,7 +200,7 @@ for arch in x86_64 arm64; do
 	for k in base series; do
 		logf=$LOGS/$arch-$k-regress.log
 		s=$(date +%s.%N)
-		"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$logf" --tests "$tests" \
+		"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$logf" --pin --tests "$tests" \
 			--append "kvm_amd.npt=1" || true
 		e=$(date +%s.%N)
 		"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$arch/$k" >/dev/null
@@ -219,7 +223,7 @@ for arch in x86_64 arm64; do
 		tot=0
 		for i in 1 2 3; do
 			s=$(date +%s.%N)
-			"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$LOGS/$arch-$k-boot$i.log" || true
+			"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$LOGS/$arch-$k-boot$i.log" --pin || true
 			tot=$(echo "$tot + $(date +%s.%N) - $s" | bc)
 		done
 		emit boot_wall "$arch" "$k" boot 4 "$(echo "scale=3; $tot / 3" | bc)" s

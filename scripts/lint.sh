@@ -5,6 +5,7 @@
 #   Cc: every patch names the people get_maintainer.pl gives for it
 #   MAINTAINERS: an entry covers every file the series adds
 #   bisect build: base + first i patches builds for x86_64 and arm64
+#     (built newest first, reported oldest first)
 #   variants: SMP=n, HYPERV=n, CPU_SUP_AMD=n (x86), 16K/64K pages (arm64)
 #   sparse (C=2) and kernel-doc on touched files: nothing base lacks
 # Options: --patches DIR (default patches/), --range A..B (default
@@ -81,24 +82,32 @@ affects() {
 	grep -q -v -E "^arch/$other/" <<<"$2"
 }
 
+# Newest step first: the bisect dir was last built at (or near) the tip,
+# so each step only rebuilds what one patch changed. Reported oldest first.
 if want bisect; then
-	i=0
-	for c in $steps; do
-		i=$((i + 1))
+	i=$(wc -w <<<"$steps") res=()
+	for c in $(tac <<<"$steps"); do
 		files=$(kernel_files "$c~1" "$c")
 		subj=$(git -C "$TREE" log -1 --format=%s "$c")
 		for arch in x86_64 arm64; do
 			if [ -z "$files" ] || ! affects "$arch" "$files"; then
 				continue
 			fi
+			t=$(date +%s)
 			if BUILD_NAME=$arch-bisect TARGET=vmlinux \
 				"$TOP"/scripts/3-build-kernel.sh "$arch" "$c" >/dev/null 2>"$OUT/lint-bisect.err"; then
-				ok "bisect $arch [$i] $subj"
-				:
+				res=("PASS bisect $arch [$i] $subj ($(($(date +%s) - t))s)" "${res[@]}")
 			else
-				bad "bisect $arch [$i] $subj: $(grep -m1 -E 'error|Error' "$OUT/lint-bisect.err")"
+				res=("FAIL bisect $arch [$i] $subj: $(grep -m1 -E 'error|Error' "$OUT/lint-bisect.err")" "${res[@]}")
 			fi
 		done
+		i=$((i - 1))
+	done
+	for r in "${res[@]}"; do
+		case $r in
+		PASS*) ok "${r#PASS }" ;;
+		*) bad "${r#FAIL }" ;;
+		esac
 	done
 fi
 
@@ -122,7 +131,7 @@ if want variants && [ -n "$steps" ]; then
 	tip=$(git -C "$TREE" rev-parse "${range#*..}")
 	for arch in x86_64 arm64; do
 		for v in $(variants "$arch"); do
-			name=$arch-var-$v bdir=$OUT/build/$arch-var-$v
+			name=$arch-var-$v bdir=$OUT/build/$arch-var-$v t=$(date +%s)
 			if ! BUILD_NAME=$name TARGET=vmlinux "$TOP"/scripts/3-build-kernel.sh \
 				"$arch" "$tip" "$v" >/dev/null 2>"$OUT/lint-variant.err"; then
 				bad "variant $arch $v: $(grep -m1 -E 'error|Error' "$OUT/lint-variant.err")"
@@ -147,7 +156,7 @@ if want variants && [ -n "$steps" ]; then
 				fi
 			done
 			rm -f "$bdir/.frags"
-			[ $nok = 1 ] || ok "variant $arch $v (vmlinux at the tip; touched objects at $nsteps earlier steps)"
+			[ $nok = 1 ] || ok "variant $arch $v (vmlinux at the tip; touched objects at $nsteps earlier steps; $(($(date +%s) - t))s)"
 		done
 	done
 fi

@@ -136,7 +136,9 @@ fi
 # 6. make lint: a series that breaks the build mid-way and mends it in the
 #    next patch fails the bisect build (only when kernels are built).
 if [ "${SELFTEST_BISECT:-0}" = 1 ]; then
-	git -C "$TREE" branch -f lint-selftest base
+	# On top of the series, so that the bisect dir, last built there,
+	# only rebuilds what the two commits touch.
+	git -C "$TREE" branch -f lint-selftest series
 	git -C "$TREE" worktree add -q --detach "$tmp/wt" lint-selftest
 	(
 		cd "$tmp/wt"
@@ -146,7 +148,7 @@ if [ "${SELFTEST_BISECT:-0}" = 1 ]; then
 		git branch -f lint-selftest HEAD
 	)
 	git -C "$TREE" worktree remove --force "$tmp/wt"
-	r=$("$TOP"/scripts/lint.sh --only bisect --range base..lint-selftest)
+	r=$("$TOP"/scripts/lint.sh --only bisect --range series..lint-selftest)
 	git -C "$TREE" branch -D -q lint-selftest
 	if grep -q '^FAIL lint bisect x86_64 \[1\]' <<<"$r" && grep -q '^PASS lint bisect x86_64 \[2\]' <<<"$r"; then
 		ok "lint bisect build catches a mid-series build break"
