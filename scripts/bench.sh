@@ -26,17 +26,20 @@ emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
 	printf '{"section": "%s", "metric": "%s", "arch": "%s", "kernel": "%s", "path": "%s", "vcpus": %s, "value": %s, "unit": "%s"%s}\n' \
 		"$cur" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:+, \"ratio_to\": $8}" >>"$M"
 }
-# metric LOG TEST MATCH KEY [median]: KEY=value (or "KEY value") from the
-# first output line of TEST (in 4-boot.sh's LOG, parsed by 5-results.py)
-# that contains MATCH; with "median", the median over all such lines (a
-# test that repeats its measurement).
+# metric LOG[,LOG...] TEST MATCH KEY [median]: KEY=value (or "KEY value")
+# from the first output line of TEST (in 4-boot.sh's LOG, parsed by
+# 5-results.py) that contains MATCH; with "median", the median over all
+# such lines of all the LOGs (a test that repeats its measurement, in one
+# boot or in several).
 metric() {
-	python3 - "$1.json" "$2" "$3" "$4" "${5:-first}" <<'PY'
+	python3 - "$1" "$2" "$3" "$4" "${5:-first}" <<'PY'
 import json, re, statistics, sys
-res, test, match, key, how = json.load(open(sys.argv[1])), *sys.argv[2:6]
+logs, test, match, key, how = sys.argv[1:6]
 vals = []
-for l in res['outputs'].get(test, []):
-    if match in l:
+for log in logs.split(','):
+    for l in json.load(open(log + '.json'))['outputs'].get(test, []):
+        if match not in l:
+            continue
         m = re.search(r'\b' + re.escape(key) + r'[= ]\+?(-?[0-9.]+)', l)
         if m:
             vals.append(float(m.group(1)))
@@ -123,16 +126,25 @@ fi
 # base, series and the always-local test-only kernel (the floor: what the
 # loop costs when no user TLBI is broadcast), with the broadcasts during
 # the loop; and one thread per CPU (all 4, and 2 of them), where the series
-# must broadcast as base does. Each is repeated in the guest; the median
-# of the runs' medians is reported.
+# must broadcast as base does. The three kernels boot in turn, ARM64_ROUNDS
+# times, and each boot repeats every loop; a kernel's figure is the median
+# of the runs' medians over all its boots. (Repeated runs of the threaded
+# loops differ by a third within one boot and more between boots: the
+# threads contend for mmap_lock, and a vCPU holding it can be preempted by
+# the host.)
 if section arm64; then
+rounds=$(seq "${ARM64_ROUNDS:-3}")
+for r in $rounds; do
+	for k in base series floor; do
+		kb=$([ $k = floor ] && echo mutants || echo $k)
+		opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
+		boot arm64 "arm64-$kb-perf" "arm64-$k-local-$r" --append "$opt" \
+			--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2
+	done
+done
 for k in base series floor; do
-	kb=$([ $k = floor ] && echo mutants || echo $k)
-	opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
-	name=arm64-$k-local
-	boot arm64 "arm64-$kb-perf" "$name" --append "$opt" \
-		--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2
-	lg=$LOGS/$name.log
+	lg=$(for r in $rounds; do printf '%s,' "$LOGS/arm64-$k-local-$r.log"; done)
+	lg=${lg%,}
 	for q in median p90; do
 		emit "mprotect_iter_${q}_single_cpu" arm64 $k native 4 \
 			"$(metric "$lg" mm.tlb_local_flush_single "single_cpu:time per iteration" $q median)" us \
