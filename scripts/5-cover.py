@@ -60,7 +60,9 @@ def main():
     s1 = arm('series', 'median_single_cpu')
     if s1:
         fl, ba = arm('floor', 'median_single_cpu'), arm('base', 'median_single_cpu')
-        out.append('  arm64, 4 vCPUs, mprotect()+mprotect()+write per iteration (median)')
+        out.append('  arm64, 4 vCPUs, mprotect()+mprotect()+write, median per iteration; kernels')
+        out.append('  without lockdep and DEBUG_VM; one CPU: fastest of the repeated runs,')
+        out.append('  threads: median of all runs')
         out.append(f"    one CPU only: series/base {fmt(s1['ratios'].get('series/base'))}, "
                    f"series/floor {fmt(s1['ratios'].get('series/floor'))}")
         if fl and ba and ba['value']:
