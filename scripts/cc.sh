@@ -46,13 +46,9 @@ print("\n".join(msg))' "$p.cc" >"$p.msg"
 "")
 	git -C "$TREE" diff --quiet || die "$TREE has uncommitted changes"
 	git -C "$TREE" checkout -q series
-	old=$(git -C "$TREE" rev-parse series) old_emu=$(git -C "$TREE" rev-parse emu)
 	GIT_SEQUENCE_EDITOR=true git -C "$TREE" rebase -q -i \
 		--exec "$TOP/scripts/cc.sh --amend" base
-	# The test-only branches follow the series.
-	git -C "$TREE" rebase -q --onto series "$old" emu
-	git -C "$TREE" rebase -q --onto emu "$old_emu" mutants
-	git -C "$TREE" checkout -q series
+	# export.sh moves the test-only branches onto the rewritten series.
 	"$TOP"/scripts/export.sh
 	;;
 *) die "usage: $0 [--check|--people|--lists PATCH]" ;;

@@ -21,6 +21,21 @@ fmt() { # fmt RANGE OUTDIR [extra format-patch args]
 		--abbrev=12 -o "$dir" "$@" "$range" >/dev/null
 }
 
+# The test-only branches sit on the series (emu on series, mutants on
+# emu). Once the series is rewritten (rebase -i, a reworded message) they
+# follow it, from where they forked off the old one (the branch reflogs).
+if [ $check = 0 ]; then
+	for pair in series:emu emu:mutants; do
+		up=${pair%:*} b=${pair#*:}
+		git -C "$TREE" rev-parse -q --verify "$b" >/dev/null || continue
+		git -C "$TREE" merge-base --is-ancestor "$up" "$b" && continue
+		log "export: $b follows the rewritten $up"
+		git -C "$TREE" rebase -q --fork-point "$up" "$b" ||
+			die "rebasing $b onto $up failed: finish it in $TREE, then export again"
+		git -C "$TREE" checkout -q series
+	done
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fmt base..series "$tmp/patches" --cover-letter --base=base \
