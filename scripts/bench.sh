@@ -69,7 +69,7 @@ passset() { # the sorted ids of passing userspace tests in a run's JSON
 # carry the in-guest Hyper-V emulation (inert without its boot parameter),
 # arm64 mutants the always-local floor. The arm64 loops run on kernels
 # without lock and VM debugging (configs/variant-perf.config): under TCG,
-# lockdep alone costs more per mprotect() than the broadcast TLBI does.
+# that debugging costs more per iteration than the broadcast TLBIs do.
 need() { # need SECTION: the kernels it boots
 	case $1 in
 	x86) echo x86_64-base-emu x86_64-emu ;;

@@ -91,7 +91,7 @@ if [ -n "$have_mutants" ]; then
 	judge x86_64/emu/hv x86_64 x86_64-mutants --append "hv_emul_flush" \
 		--tests "$(ids series mm.)"
 	# Each mutant drops one needed flush: the stress test must catch it
-	# (each has shown 1e5 stale reads or more in 2 s of every mode).
+	# (2 s per mode: each mutant shows 6e4 stale reads or more in every mode).
 	log "check: mutants (the stress test must fail on each)"
 	caught=$(ids caught)
 	judge x86_64/mutant/x86-native x86_64 x86_64-mutants \
