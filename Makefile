@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check bench lint selftest repro-hv-shadow clean
+.PHONY: all deps base tree export build tests check bench lint selftest repro-hv-shadow repro-mremap clean
 
 all: check
 
@@ -38,9 +38,9 @@ bench: deps
 lint: deps
 	@$(S)/lint.sh
 
-# Issue: stale translations with Hyper-V flushes under shadow paging (SVM).
-repro-hv-shadow: deps
-	@$(S)/repro-hv-shadow.sh
+# Tests that fail only now and then, run many times (see scripts/repro.sh).
+repro-hv-shadow repro-mremap: deps
+	@$(S)/repro.sh $(@:repro-%=%)
 
 clean:
 	rm -rf out results
