@@ -10,12 +10,23 @@
 #                     that two busy vCPUs never share a host CPU by chance
 #                     (make bench: otherwise the host scheduler's placement
 #                     makes repeated runs differ by half)
-# Exit status: 0 if the guest powered itself off, 124 on timeout.
+#     --silence S     a console silent for S seconds is a hang (default 180,
+#                     0: never): LOG gets a line "### tlb-series: hang: ..."
+#                     with the last console line, then QEMU's registers
+#                     (info registers -a), and QEMU is stopped. A hung boot
+#                     (about one x86_64 boot in 40 hangs at 1.6-1.9 s) thus
+#                     fails in minutes, not at --timeout. guest/init prints a
+#                     heartbeat every 60 s while a test runs, and no boot or
+#                     KUnit step is silent for minutes, so 180 s is safe.
+# Exit status: 0 if the guest powered itself off, 124 on timeout, 123 on a
+# hang (not 125: timeout(1) itself returns 125 when it fails), 128+N when
+# stopped by signal N (QEMU is stopped first: none is left running).
+# QEMU_CMD, for the self-tests only, replaces the qemu-system-* program.
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 tests= append= tmo=900 kunit= pin=0
+smp=4 tests= append= tmo=900 kunit= pin=0 silence=180
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
@@ -23,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2 ;;
 	--timeout) tmo=$2 ;;
 	--kunit) kunit=$2 ;;
+	--silence) silence=$2 ;;
 	--pin) pin=1; shift; continue ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -50,6 +62,7 @@ arm64)
 		-append "console=ttyAMA0 $cmdline")
 	;;
 esac
+qemu[0]=${QEMU_CMD:-${qemu[0]}}
 mkdir -p "$(dirname "$logf")"
 log "boot $name smp=$smp${tests:+ tests=$tests}${kunit:+ kunit=$kunit}${append:+ [$append]}"
 # pin_vcpus PID: once QEMU (a child of PID) has named its $smp vCPU
@@ -71,14 +84,140 @@ pin_vcpus() {
 	done
 	return 0
 }
+
+# QEMU's human monitor listens on a private unix socket (its path must fit
+# in 108 bytes, hence /tmp): the watchdog asks it for the vCPUs' registers
+# and stops QEMU through it.
+rundir=$(mktemp -d /tmp/tlb-boot.XXXXXX)
+mon=$rundir/monitor.sock
+qemu_job='' tick=''
+# monitor CMD [TIMEOUT]: send one monitor command, print its answer.
+monitor() {
+	python3 - "$mon" "$1" "${2:-10}" <<'EOF'
+import re, socket, sys, time
+path, cmd, tmo = sys.argv[1], sys.argv[2], float(sys.argv[3])
+end = time.monotonic() + tmo
+
+
+def until_prompt(s):
+    buf = b''
+    while not buf.endswith(b'(qemu) '):
+        s.settimeout(max(0.1, end - time.monotonic()))
+        d = s.recv(65536)
+        if not d:  # "quit" closes the connection
+            break
+        buf += d
+    return buf
+
+
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(tmo)
+    s.connect(path)
+    until_prompt(s)  # the banner
+    s.sendall(cmd.encode() + b'\n')
+    out = until_prompt(s)
+except OSError as e:  # timeouts too
+    sys.exit(f'QEMU monitor: {cmd}: no answer: {e}')
+# The monitor echoes the command line, with cursor moves, up to a CR LF.
+out = out.split(b'\r\n', 1)[-1]
+out = out[:-len(b'(qemu) ')] if out.endswith(b'(qemu) ') else out
+out = re.sub(rb'\x1b\[[0-9;]*[A-Za-z]', b'', out).replace(b'\r', b'')
+sys.stdout.write(out.decode(errors='replace'))
+EOF
+}
+# stop_qemu: quit through the monitor; a QEMU still there 5 s later gets
+# TERM through timeout(1), which passes it on and sends KILL 10 s later.
+stop_qemu() {
+	[ -n "$qemu_job" ] || return 0
+	monitor quit 5 >/dev/null 2>&1 || true
+	for _ in $(seq 50); do
+		kill -0 "$qemu_job" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$qemu_job" 2>/dev/null; then
+		log "boot $name: QEMU did not quit, sending TERM"
+		kill -TERM "$qemu_job" 2>/dev/null || true
+	fi
+	wait "$qemu_job" 2>/dev/null || true
+	qemu_job=
+}
+# QEMU, started in the background, ignores SIGINT: a Ctrl-C, or a CI job's
+# TERM, must stop it here, or it runs on to its timeout.
+# stopped WHY STATUS
+stopped() {
+	trap - INT TERM HUP
+	log "boot $name: $1, stopping QEMU"
+	stop_qemu
+	exit "$2"
+}
+trap 'stopped "stopped by SIGINT" 130' INT
+trap 'stopped "stopped by SIGTERM" 143' TERM
+trap 'stopped "stopped by SIGHUP" 129' HUP
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	stop_qemu
+	[ -z "$tick" ] || kill "$tick" 2>/dev/null || true
+	rm -rf "$rundir"
+}
+trap cleanup EXIT
+# on_hang SECONDS: the console has been silent that long. Keep its last
+# line and the registers, stop QEMU, then append them to the log (QEMU
+# writes to it until it exits).
+on_hang() {
+	local last regs
+	last=$(tr -d '\r' <"$logf" | awk 'NF { l = $0 } END { print substr(l, 1, 200) }')
+	regs=$(monitor "info registers -a" 30 2>&1) || true
+	stop_qemu
+	{
+		echo "### tlb-series: hang: console silent for ${1}s after: ${last:-(no output)}"
+		echo "### tlb-series: QEMU monitor: info registers -a"
+		printf '%s\n' "$regs"
+		echo "### tlb-series: end of register dump"
+	} >>"$logf"
+	log "boot $name: hang: console silent for ${1}s after: ${last:-(no output)}"
+}
+# watch: until QEMU exits (its status in rc), stop it once its console has
+# been silent for $silence seconds (rc=123), or once whoever ran us is gone
+# (killed without passing the signal on: nobody would read the log). It
+# waits for QEMU or a 1 s tick, whichever ends first: a boot's wall time
+# (make bench) gets no polling delay.
+watch() {
+	local size seen=-1 since=$SECONDS who st
+	while :; do
+		sleep 1 &
+		tick=$!
+		who='' st=0
+		wait -n -p who "$qemu_job" "$tick" || st=$?
+		if [ "$who" = "$qemu_job" ]; then
+			kill "$tick" 2>/dev/null || true
+			wait "$tick" 2>/dev/null || true
+			qemu_job='' rc=$st
+			return
+		fi
+		size=$(stat -c %s "$logf")
+		if [ "$size" != "$seen" ]; then
+			seen=$size since=$SECONDS
+		elif [ "$silence" -gt 0 ] && [ $((SECONDS - since)) -ge "$silence" ]; then
+			on_hang $((SECONDS - since))
+			rc=123
+			return
+		fi
+		[ "$(cut -d' ' -f4 /proc/$$/stat)" = "$PPID" ] ||
+			stopped "the process that ran this script is gone" 129
+	done
+}
 rc=0
+# Append mode: the lines added here after QEMU has gone stay whole.
+: >"$logf"
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" -accel tcg,thread=multi \
 	-name "tlb-$arch,debug-threads=on" \
-	-smp "$smp" -m "${MEM:-4G}" -display none -no-reboot -monitor none -serial stdio \
-	-kernel "$kernel" -initrd "$initrd" </dev/null >"$logf" 2>&1 &
+	-smp "$smp" -m "${MEM:-4G}" -display none -no-reboot \
+	-monitor "unix:$mon,server=on,wait=off" -serial stdio \
+	-kernel "$kernel" -initrd "$initrd" </dev/null >>"$logf" 2>&1 &
 qemu_job=$!
 [ "$pin" = 1 ] && pin_vcpus "$qemu_job"
-wait "$qemu_job" || rc=$?
+watch
 # QEMU prints "terminating on signal" etc. on stderr; keep it in the log.
 [ $rc = 124 ] && echo "### tlb-series: boot timed out after ${tmo}s" >>"$logf"
 log "boot $name: rc=$rc ($(wc -l <"$logf") console lines)"

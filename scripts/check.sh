@@ -13,12 +13,14 @@ P=0 F=0 S=0
 
 tally() { # verdict lines on stdin: print them and add up the counts
 	local st rest
+	counted=0
 	while read -r st rest; do
 		case $st in
 		PASS|FAIL|SKIP) printf '  %s %s\n' "$st" "$rest" ;;
 		counts)
 			set -- $rest
 			P=$((P + $1)) F=$((F + $2)) S=$((S + $3))
+			counted=1
 			;;
 		esac
 	done
@@ -52,9 +54,17 @@ judge() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do bopts+=("$1"); shift; done
 	[ $# -gt 0 ] && shift && vopts=("$@")
 	local logf=$LOGS/${tag//\//_}.log
+	# A hang (4-boot.sh --silence), a timeout or a panic is in the log:
+	# 5-results.py reports it.
 	"$TOP"/scripts/4-boot.sh "$arch" "$build" "$logf" "${bopts[@]}" || true
 	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
-		--known "$TOP/guest/known-failures.txt" "${vopts[@]}" | tally
+		--known "$TOP/guest/known-failures.txt" "${vopts[@]}" | tally || true
+	# A verdict without its counts line is a failure, not the end of make
+	# check without a summary.
+	if [ "$counted" = 0 ]; then
+		printf '  FAIL %s results -- 5-results.py gave no counts (see %s)\n' "$tag" "$logf"
+		F=$((F + 1))
+	fi
 }
 
 log "check: tree (base + patches/ + testonly/)"

@@ -156,4 +156,108 @@ if [ "${SELFTEST_BISECT:-0}" = 1 ]; then
 		bad "lint bisect build catches a mid-series build break: $(tr '\n' ';' <<<"$r")"
 	fi
 fi
+
+# 7. Recorded console logs (testdata/results/NAME.log, 5-results.py options
+#    in NAME.args): each gives exactly the verdict in NAME.expect, never a
+#    Python exception: clean, splats (one mid-line), cut off by a timeout
+#    or mid-line, panics before any TAP and mid-KUnit, a mutant's panic and
+#    catch (with and without its --evidence), a known failure that passes,
+#    RCU stall, hung task, hang marker.
+td=$TOP/scripts/testdata
+for l in "$td"/results/*.log; do
+	n=$(basename "$l" .log)
+	cp "$l" "$tmp/$n.log"
+	read -ra a <"$td/results/$n.args"
+	if "$TOP"/scripts/5-results.py "$tmp/$n.log" --tree "$TREE" \
+		--known "$td/known-failures.txt" "${a[@]}" >"$tmp/$n.out" 2>"$tmp/$n.err" &&
+		[ ! -s "$tmp/$n.err" ] && diff -u "$td/results/$n.expect" "$tmp/$n.out" >"$tmp/$n.diff"; then
+		ok "recorded log $n gives its expected verdict"
+	else
+		cat "$tmp/$n.diff" "$tmp/$n.err" >&2 2>/dev/null || true
+		bad "recorded log $n gives its expected verdict"
+	fi
+done
+# 7b. No log, an empty log, a broken known-failures file: still a FAIL line
+#     and the counts, exit status 0.
+: >"$tmp/empty.log"
+echo "a line without the two separators" >"$tmp/broken-known.txt"
+for c in "none.log" "empty.log" "empty.log --known $tmp/broken-known.txt"; do
+	# shellcheck disable=SC2086 # the options are words
+	if out=$("$TOP"/scripts/5-results.py $tmp/$c --tree "$TREE" 2>/dev/null) &&
+		grep -q '^FAIL run ' <<<"$out" && grep -qx 'counts 0 1 0' <<<"$out"; then
+		ok "5-results.py on $c: one FAIL and the counts"
+	else
+		bad "5-results.py on $c: one FAIL and the counts: $(tr '\n' ';' <<<"$out")"
+	fi
+done
+
+# 8. 4-boot.sh's silence watchdog, with no kernel: QEMU_CMD runs a fake
+#    QEMU (testdata/fake-qemu.py) that serves the monitor socket.
+mkdir -p "$tmp/out/build/x86_64-fake/arch/x86/boot"
+: >"$tmp/out/build/x86_64-fake/arch/x86/boot/bzImage"
+: >"$tmp/out/initramfs-x86_64.cpio.gz"
+fake=(env OUT="$tmp/out" QEMU_CMD="$td/fake-qemu.py")
+boot=("$TOP"/scripts/4-boot.sh x86_64 x86_64-fake)
+gone() { # gone PIDFILE: the fake QEMU has exited, its monitor socket dir is removed
+	local pid sock
+	{ read -r pid; read -r sock; } <"$1" || return 1
+	! kill -0 "$pid" 2>/dev/null && [ ! -e "$(dirname "$sock")" ]
+}
+wait_for() { # wait_for SECONDS CMD...: until CMD succeeds
+	for _ in $(seq $(($1 * 10))); do
+		"${@:2}" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# 8a. It prints three lines and goes silent: with --silence 3 the boot
+#     stops in seconds (not at --timeout), status 123, with the hang marker
+#     and QEMU's registers in the log, no QEMU left, and a FAIL verdict.
+t=$SECONDS rc=0
+"${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/hang.pid" \
+	"${boot[@]}" "$tmp/hang.log" --silence 3 --timeout 60 2>"$tmp/hang.err" || rc=$?
+t=$((SECONDS - t))
+v=$("$TOP"/scripts/5-results.py "$tmp/hang.log" --tree "$TREE" 2>&1 || true)
+if [ "$rc" = 123 ] && [ "$t" -le 15 ] && gone "$tmp/hang.pid" &&
+	grep -q '^### tlb-series: hang: console silent for [0-9]*s after: \[    1.612345\] clocksource' "$tmp/hang.log" &&
+	grep -q '^RIP=ffffffff8113c2b4' "$tmp/hang.log" &&
+	grep -q '^FAIL run console -- hang: console silent' <<<"$v" && grep -qx 'counts 0 1 0' <<<"$v"; then
+	ok "a silent console is stopped as a hang, with the registers in the log"
+else
+	bad "a silent console is stopped as a hang, with the registers in the log (rc=$rc after ${t}s: $(tail -n 3 "$tmp/hang.err" | tr '\n' ';'))"
+fi
+# 8b. A line a second for 4 s, --silence 3: not a hang.
+rc=0
+"${fake[@]}" FAKE_QEMU_MODE=chatty FAKE_QEMU_LINES=4 FAKE_QEMU_PIDFILE="$tmp/chatty.pid" \
+	"${boot[@]}" "$tmp/chatty.log" --silence 3 --timeout 60 2>"$tmp/chatty.err" || rc=$?
+if [ "$rc" = 0 ] && ! grep -q 'tlb-series: hang' "$tmp/chatty.log" && gone "$tmp/chatty.pid"; then
+	ok "a console that keeps printing is not a hang"
+else
+	bad "a console that keeps printing is not a hang (rc=$rc)"
+fi
+# 8c. 4-boot.sh killed (TERM): it stops QEMU and exits 143.
+rc=0
+"${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/term.pid" \
+	"${boot[@]}" "$tmp/term.log" --silence 60 --timeout 60 2>"$tmp/term.err" &
+b=$!
+wait_for 10 test -s "$tmp/term.pid" && sleep 1
+kill -TERM "$b"
+wait "$b" || rc=$?
+if [ "$rc" = 143 ] && wait_for 5 gone "$tmp/term.pid"; then
+	ok "4-boot.sh stopped by SIGTERM leaves no QEMU running"
+else
+	bad "4-boot.sh stopped by SIGTERM leaves no QEMU running (rc=$rc)"
+fi
+# 8d. Its parent killed (KILL, nothing passed on): it notices, stops QEMU.
+bash -c '"$@" & wait' _ "${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/orphan.pid" \
+	"${boot[@]}" "$tmp/orphan.log" --silence 60 --timeout 60 2>"$tmp/orphan.err" &
+b=$!
+wait_for 10 test -s "$tmp/orphan.pid" && sleep 1
+kill -KILL "$b"
+wait "$b" 2>/dev/null || true
+if wait_for 10 gone "$tmp/orphan.pid"; then
+	ok "4-boot.sh whose parent was killed leaves no QEMU running"
+else
+	bad "4-boot.sh whose parent was killed leaves no QEMU running"
+fi
 echo "counts $p $f 0"
