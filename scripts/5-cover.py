@@ -92,8 +92,15 @@ def main():
                 continue
             c = [n[('counting', p, q)] for q in ('flush_per_rt', 'sync_per_rt')]
             sv = [n[('series', p, q)] for q in ('flush_per_rt', 'sync_per_rt')]
+            rng = r.get('ratio_range', {}).get('series/base')
+            spr = ''
+            if rng:
+                spr = (f" (median of {len(r['ratio_rounds']['series/base'])}"
+                       f" interleaved rounds, per-round {rng[0]:.3f}-{rng[1]:.3f}"
+                       + (', within noise' if r['within_noise']['series/base']
+                          else '') + ')')
             out.append(f"    {what}: time series/base "
-                       f"{fmt(r['ratios'].get('series/base'))}; TLB flush + MMU sync "
+                       f"{fmt(r['ratios'].get('series/base'))}{spr}; TLB flush + MMU sync "
                        f"requests per round trip {fmt(c[0] and c[0]['value'], 0)} + "
                        f"{fmt(c[1] and c[1]['value'], 0)} before, "
                        f"{fmt(sv[0] and sv[0]['value'], 0)} + "

@@ -20,6 +20,31 @@ def key(m, **over):
     return (d['metric'], d['arch'], d['kernel'], d['path'], d['vcpus'])
 
 
+def spread(m, b, name):
+    """For measurements taken in rounds, base and series interleaved: the
+    ratio of each round's pair, their range, and whether that range holds
+    1.0 (the difference is then within the run's noise)."""
+    sm, sb = m.get('samples'), b.get('samples')
+    if not sm or not sb or len(sm) != len(sb):
+        return
+    per = [x / y for x, y in zip(sm, sb) if x is not None and y]
+    if not per:
+        return
+    m.setdefault('ratio_rounds', {})[name] = [round(r, 4) for r in per]
+    m.setdefault('ratio_range', {})[name] = [round(min(per), 4),
+                                             round(max(per), 4)]
+    m.setdefault('within_noise', {})[name] = min(per) <= 1.0 <= max(per)
+
+
+def fmt_ratio(m, k, v):
+    rng = m.get('ratio_range', {}).get(k)
+    if not rng:
+        return f'{k} {v:.3f}'
+    noise = ', within noise' if m.get('within_noise', {}).get(k) else ''
+    return (f'{k} {v:.3f} (rounds {rng[0]:.3f}-{rng[1]:.3f}, '
+            f'n={len(m["ratio_rounds"][k])}{noise})')
+
+
 def main():
     src, outdir = sys.argv[1], sys.argv[2]
     with open(src) as f:
@@ -33,6 +58,7 @@ def main():
             b = idx.get(key(m, kernel='base'))
             if b and b['value']:
                 ratios['series/base'] = round(m['value'] / b['value'], 4)
+                spread(m, b, 'series/base')
         for name, ref in m.get('ratio_to', {}).items():
             o = idx.get(key(m, **ref))
             if o and o['value']:
@@ -45,7 +71,7 @@ def main():
     rows = ['| metric | arch | path | vCPUs | kernel | value | unit | ratios |',
             '|---|---|---|---|---|---|---|---|']
     for m in ms:
-        r = ', '.join(f'{k} {v:.3f}' for k, v in m['ratios'].items())
+        r = ', '.join(fmt_ratio(m, k, v) for k, v in m['ratios'].items())
         v = m['value']
         if v is None:
             vs = 'n/a'

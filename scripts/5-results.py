@@ -247,13 +247,26 @@ def verdict(res, args, v):
     must_fail = list(dict.fromkeys(filter(None, (args.expect_fail or '').split(','))))
     cause = end_cause(res)
 
+    seen = set()
     for t in res['kunit'] or []:
+        name = 'kunit.' + t['name']
         st = t['status'] if t['status'] in ('PASS', 'SKIP') else 'FAIL'
         why = '' if st == 'PASS' else t['status']
         if t['status'] == 'NO RESULT':
             why = f'no result ({t.get("why", "")}): cut off by {cause}'
-        v.item(st, 'kunit.' + t['name'], why)
-    seen = set()
+        elif t['status'] == 'SKIP' and any(
+                fnmatch.fnmatch(name, g) for g in (args.no_skip or '').split(',') if g):
+            st, why = 'FAIL', 'skipped, where every case must run (--no-skip)'
+        elif name in must_fail:
+            # A named KUnit case that must fail on a mutant kernel: its
+            # own failed expectation is the evidence.  A crash would cut
+            # the suite off (NO RESULT above), a skip shows nothing.
+            seen.add(name)
+            if t['status'] == 'FAIL':
+                st, why = 'PASS', 'caught: the named case failed, as it must'
+            else:
+                st, why = 'FAIL', f'expected to fail on this kernel but {t["status"]}'
+        v.item(st, name, why)
     for t in res['kselftest'] or []:
         name = (t['name'].split() or ['(unnamed)'])[0]
         seen.add(name)
@@ -335,6 +348,9 @@ def main():
     ap.add_argument('--tag', default='run')
     ap.add_argument('--known')
     ap.add_argument('--expect-fail')
+    ap.add_argument('--no-skip',
+                    help='comma-separated globs of KUnit cases (kunit.SUITE.CASE) '
+                    'that must not skip on this boot')
     ap.add_argument('--evidence',
                     help='a test of --expect-fail is caught only if its '
                     'output matches this regex')

@@ -31,6 +31,23 @@ emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
 # 5-results.py) that contains MATCH; with "median" or "min", the median or
 # the least of all such lines of all the LOGs (a test that repeats its
 # measurement, in one boot or in several).
+# emit_samples METRIC ARCH KERNEL PATH VCPUS UNIT V...: one measurement
+# per round; the value is their median, the samples stay in bench.json, and
+# 5-report.py takes ratios between rounds run side by side.
+emit_samples() {
+	local args=("${@:1:6}")
+	shift 6
+	python3 - "$cur" "${args[@]}" "$@" >>"$M" <<'PY'
+import json, statistics, sys
+sec, metric, arch, kernel, path, vcpus, unit = sys.argv[1:8]
+vals = [float(v) for v in sys.argv[8:] if v not in ('null', '')]
+print(json.dumps({'section': sec, 'metric': metric, 'arch': arch,
+                  'kernel': kernel, 'path': path, 'vcpus': int(vcpus),
+                  'value': statistics.median(vals) if vals else None,
+                  'unit': unit, 'samples': [float(v) if v not in ('null', '')
+                                            else None for v in sys.argv[8:]]}))
+PY
+}
 metric() {
 	python3 - "$1" "$2" "$3" "$4" "${5:-first}" <<'PY'
 import json, re, statistics, sys
@@ -165,23 +182,36 @@ done
 fi
 
 # nSVM: L2 round trips (VMMCALL) with L0 on NPT and on shadow paging: the
-# time per round trip, and KVM's TLB flush and MMU sync requests per round
-# trip (vCPU stats that only exist from nsvm-stats on).
+# time per round trip on base and series, NSVM_ROUNDS (5) rounds of each,
+# base and series interleaved and pinned, and KVM's TLB flush and MMU sync
+# requests per round trip (vCPU stats that only exist from nsvm-stats on:
+# the counting kernel runs once, its counts do not vary).
 if section nsvm; then
 for npt in 1 0; do
-	for k in base nsvm-stats series; do
-		name=x86_64-$k-nsvm-npt$npt
-		boot x86_64 "x86_64-$k" "$name" --append "kvm_amd.npt=$npt" \
-			--tests kvm.svm_nested_roundtrip_bench
-		lg=$LOGS/$name.log
-		kk=$([ $k = nsvm-stats ] && echo counting || echo $k)
-		# With NPT, L1 runs L2 both without and with nested NPT.
-		for nn in 0 1; do
-			[ $npt = 1 ] || [ $nn = 0 ] || continue
-			path=npt$npt$([ $nn = 1 ] && echo -nested-npt || true)
-			match="svm_nested_roundtrip: npt=$npt nested_npt=$nn "
-			emit nested_roundtrip_ns x86_64 $kk $path 1 \
-				"$(metric "$lg" kvm.svm_nested_roundtrip_bench "$match" ns_per_iter)" ns
+	name=x86_64-nsvm-stats-nsvm-npt$npt
+	boot x86_64 x86_64-nsvm-stats "$name" --append "kvm_amd.npt=$npt" \
+		--tests kvm.svm_nested_roundtrip_bench
+	for r in $(seq "${NSVM_ROUNDS:-5}"); do
+		for k in base series; do
+			boot x86_64 "x86_64-$k" "x86_64-$k-nsvm-npt$npt-r$r" \
+				--append "kvm_amd.npt=$npt" --tests kvm.svm_nested_roundtrip_bench
+		done
+	done
+	# With NPT, L1 runs L2 both without and with nested NPT.
+	for nn in 0 1; do
+		[ $npt = 1 ] || [ $nn = 0 ] || continue
+		path=npt$npt$([ $nn = 1 ] && echo -nested-npt || true)
+		match="svm_nested_roundtrip: npt=$npt nested_npt=$nn "
+		for k in base series; do
+			vals=()
+			for r in $(seq "${NSVM_ROUNDS:-5}"); do
+				vals+=("$(metric "$LOGS/x86_64-$k-nsvm-npt$npt-r$r.log" \
+					kvm.svm_nested_roundtrip_bench "$match" ns_per_iter)")
+			done
+			emit_samples nested_roundtrip_ns x86_64 $k $path 1 ns "${vals[@]}"
+			lg=$LOGS/x86_64-$k-nsvm-npt$npt-r1.log
+			[ $k = base ] && lg=$LOGS/x86_64-nsvm-stats-nsvm-npt$npt.log
+			kk=$([ $k = base ] && echo counting || echo $k)
 			for c in flush_per_rt sync_per_rt; do
 				emit "nested_$c" x86_64 $kk $path 1 \
 					"$(metric "$lg" kvm.svm_nested_roundtrip_bench "$match" $c)" count
