@@ -38,8 +38,11 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The series' revision: the mails say [PATCH vN M/T] (file names keep
+# their plain numbers, which 2-tree.sh applies in order).
+REROLL=${REROLL:-2}
 fmt base..series "$tmp/patches" --cover-letter --base=base \
-	--cover-from-description=subject
+	--cover-from-description=subject --subject-prefix="PATCH v$REROLL"
 # The cover letter is addressed (To: people, Cc: lists) to everyone that
 # get_maintainer.pl names for the series as a whole; each patch carries
 # Cc: trailers for its own people (see cc.sh). Only the cover letter gets
@@ -52,7 +55,8 @@ if ls "$tmp"/patches/0001-*.patch >/dev/null 2>&1; then
 	while IFS= read -r a; do to+=("--to=$a"); done < <(addrs --people)
 	while IFS= read -r a; do cc+=("--cc=$a"); done < <(addrs --lists)
 	fmt base..series "$tmp/addressed" --cover-letter --base=base \
-		--cover-from-description=subject "${to[@]}" "${cc[@]}"
+		--cover-from-description=subject --subject-prefix="PATCH v$REROLL" \
+		"${to[@]}" "${cc[@]}"
 	cp "$tmp"/addressed/0000-*.patch "$tmp/patches/"
 fi
 fmt series..emu "$tmp/testonly"
