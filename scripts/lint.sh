@@ -9,14 +9,16 @@
 #   variants: SMP=n, HYPERV=n, CPU_SUP_AMD=n (x86), 16K/64K pages (arm64)
 #   sparse (C=2) and kernel-doc on touched files: nothing base lacks
 # Options: --patches DIR (default patches/), --range A..B (default
-# base..series), --only checkpatch|cc|maintainers|bisect|variants|sparse|kdoc
+# base..series), --only checkpatch|cc|maintainers|bisect|variants|sparse|kdoc,
+# --skip "CHECK ..." (make check skips "bisect variants")
 . "$(dirname "$0")/lib.sh"
 
-pdir=$TOP/patches only= range=base..series
+pdir=$TOP/patches only= skip= range=base..series
 while [ $# -gt 0 ]; do
 	case $1 in
 	--patches) pdir=$2; shift ;;
 	--only) only=$2; shift ;;
+	--skip) skip=$2; shift ;;
 	--range) range=$2; shift ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -25,7 +27,10 @@ done
 p=0 f=0 s=0
 ok() { echo "PASS lint $*"; p=$((p + 1)); }
 bad() { echo "FAIL lint $*"; f=$((f + 1)); }
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+want() { # want CHECK: asked for by --only, and not named by --skip
+	case " $skip " in *" $1 "*) return 1 ;; esac
+	[ -z "$only" ] || [ "$only" = "$1" ]
+}
 patches=$(ls "$pdir"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
 
 if want checkpatch; then
