@@ -63,17 +63,23 @@ fmt series..emu "$tmp/testonly"
 fmt emu..mutants "$tmp/mutants"
 
 if [ $check = 1 ]; then
-	same() { # same GENERATED CHECKED-IN: a missing dir counts as empty
-		mkdir -p "$tmp/empty"
-		diff -r -q "$1" "$( [ -d "$2" ] && echo "$2" || echo "$tmp/empty")" >/dev/null
+	same() { # same GENERATED CHECKED-IN: the patch files of both (a missing dir counts as empty)
+		mkdir -p "$tmp/x/a" "$tmp/x/b"
+		rm -f "$tmp"/x/[ab]/*
+		cp "$1"/*.patch "$tmp/x/a/" 2>/dev/null || true
+		[ -d "$2" ] && cp "$2"/*.patch "$tmp/x/b/" 2>/dev/null || true
+		diff -r -q "$tmp/x/a" "$tmp/x/b" >/dev/null
 	}
 	same "$tmp/patches" "${PATCHES_DIR:-$TOP/patches}" &&
 		same "$tmp/testonly" "$TOP/testonly" &&
 		same "$tmp/mutants" "$TOP/mutants"
 	exit
 fi
+# Only the patch files are generated: other files in these directories
+# (mutants/matrix) are the harness's own.
 for d in patches testonly mutants; do
-	rm -rf "${TOP:?}/$d"
-	cp -r "$tmp/$d" "$TOP/$d"
+	mkdir -p "$TOP/$d"
+	rm -f "${TOP:?}/$d"/*.patch
+	cp "$tmp/$d"/*.patch "$TOP/$d/" 2>/dev/null || true
 done
 log "export: $(ls "$TOP"/patches | grep -vc '^0000-' || true) series, $(ls "$TOP"/testonly | wc -l) test-only, $(ls "$TOP"/mutants | wc -l) mutant patches"
