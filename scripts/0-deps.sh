@@ -9,16 +9,5 @@ pkgs=(
 	qemu-system-x86 qemu-system-arm
 	curl dpkg-dev gnuplot-nox
 )
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
-	log "deps: installing ${missing[*]}"
-	apt-get -q update >/dev/null
-	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
-		"${missing[@]}" >/dev/null
-fi
+apt_install deps "${pkgs[@]}"
 log "deps: ok"

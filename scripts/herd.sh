@@ -17,18 +17,8 @@ if command -v herd7 >/dev/null &&
 fi
 dest=$CACHE/herdtools7-$HERD_VERSION
 if [ ! -x "$dest/bin/herd7" ]; then
-	missing=()
-	for p in $HERD_BUILD_DEPS; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-			missing+=("$p")
-	done
-	if [ ${#missing[@]} -gt 0 ]; then
-		[ "$(id -u)" = 0 ] || die "herd: need root to install: ${missing[*]}"
-		log "herd: installing ${missing[*]}"
-		apt-get -q update >/dev/null
-		DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
-			"${missing[@]}" >/dev/null
-	fi
+	# shellcheck disable=SC2086
+	apt_install herd $HERD_BUILD_DEPS
 	m=$("$TOP"/scripts/apt-private.sh mirror)
 	[ -n "$m" ] || die "no Debian mirror in the machine's apt configuration"
 	w=$(mktemp -d)

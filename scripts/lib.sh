@@ -67,3 +67,18 @@ ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
 	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
 		"$TOP/guest/tests.list" | paste -sd, -
 }
+
+apt_install() { # apt_install WHAT PKG...: install the Debian packages missing
+	local what=$1 p missing=()
+	shift
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	[ "$(id -u)" = 0 ] || die "$what: need root to install: ${missing[*]}"
+	log "$what: installing ${missing[*]}"
+	apt-get -q update >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
+		"${missing[@]}" >/dev/null
+}
