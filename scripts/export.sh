@@ -82,4 +82,5 @@ for d in patches testonly mutants; do
 	rm -f "${TOP:?}/$d"/*.patch
 	cp "$tmp/$d"/*.patch "$TOP/$d/" 2>/dev/null || true
 done
-log "export: $(ls "$TOP"/patches | grep -vc '^0000-' || true) series, $(ls "$TOP"/testonly | wc -l) test-only, $(ls "$TOP"/mutants | wc -l) mutant patches"
+np() { ls "$TOP/$1"/[0-9]*.patch 2>/dev/null | grep -vc '/0000-' || true; }
+log "export: $(np patches) series, $(np testonly) test-only, $(np mutants) mutant patches"
