@@ -187,7 +187,8 @@ fi
 # requests per round trip (vCPU stats that only exist from nsvm-stats on:
 # the counting kernel runs once, its counts do not vary).
 if section nsvm; then
-for npt in 1 0; do
+# NSVM_NPT="1" runs only the rows with L0 on NPT.
+for npt in ${NSVM_NPT:-1 0}; do
 	name=x86_64-nsvm-stats-nsvm-npt$npt
 	boot x86_64 x86_64-nsvm-stats "$name" --append "kvm_amd.npt=$npt" \
 		--tests kvm.svm_nested_roundtrip_bench
