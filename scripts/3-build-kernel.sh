@@ -53,6 +53,9 @@ base*) ;;
 	[ -f "$f" ] && frags+=("$f") && [ -z "${BUILD_NAME:-}" ] && must+=("$f")
    done ;;
 esac
+case $ref in
+mutants*) frags+=("$TOP/configs/mutants.config") must+=("$TOP/configs/mutants.config") ;;
+esac
 # Rebuild .config only when a fragment changed, or (lint's bisect dir) at
 # a step whose Kconfig files differ from the last configured step's, so
 # that options the series adds are taken once they exist.

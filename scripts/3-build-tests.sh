@@ -68,6 +68,7 @@ chmod +x "$root/init"
 cp "$tdir"/bin/* "$root/tests/bin/"
 "${cc}strip" "$root"/tests/bin/*
 grep -v '^#' "$TOP/guest/tests.list" > "$root/tests/list"
+grep -v "^#" "$TOP/mutants/matrix" > "$root/tests/matrix"
 img=$OUT/initramfs-$arch.cpio.gz
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$img.tmp"
 mv "$img.tmp" "$img"

@@ -3,6 +3,8 @@
 #   4-boot.sh ARCH KERNEL_BUILD_NAME LOG [options]
 #     --smp N         vCPUs (default 4)
 #     --tests a,b     test ids from guest/tests.list to run in the guest
+#     --rows a,b      then these rows of mutants/matrix, each with its
+#                     mutant turned on at run time (a mutants kernel only)
 #     --append "..."  extra kernel command line
 #     --timeout S     hard limit for the whole boot (default 900)
 #     --kunit GLOB    KUnit suites to run at boot (default: none)
@@ -26,11 +28,12 @@
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 tests= append= tmo=900 kunit= pin=0 silence=180
+smp=4 tests= rows= append= tmo=900 kunit= pin=0 silence=180
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
 	--tests) tests=$2 ;;
+	--rows) rows=$2 ;;
 	--append) append=$2 ;;
 	--timeout) tmo=$2 ;;
 	--kunit) kunit=$2 ;;
@@ -52,7 +55,7 @@ if [ -n "$kunit" ]; then
 else
 	kopt="kunit.enable=0"
 fi
-cmdline="panic=-1 oops=panic rdinit=/init $kopt tlbtests=$tests $append"
+cmdline="panic=-1 oops=panic rdinit=/init $kopt tlbtests=$tests${rows:+ tlbrows=$rows} $append"
 case $arch in
 x86_64)
 	# tsc=reliable keeps the clocksource watchdog off the TSC, and with it

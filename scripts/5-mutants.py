@@ -55,10 +55,13 @@ def seen(logdir, r):
 def main():
     matrix, logdir = sys.argv[1:3]
     out = ['# Mutation matrix', '',
-           'Test-only kernels (`mutants/`, `tlb_mutant=NAME`) that each get one',
+           'Test-only mutants (`mutants/`: `tlb_mutant=NAME` at boot, or',
+           '`/sys/kernel/debug/tlb_mutant` at run time) that each get one',
            'decision of the series wrong, the check that must catch each, and',
-           'what the last `make check` saw.  "Caught" means the named check',
-           'failed with its own evidence (the regex in `mutants/matrix`).', '',
+           'what the last `make check` saw.  Rows of one arch and command line',
+           'share a boot and turn their mutant on in turn.  "Caught" means the',
+           'named check failed with its own evidence (the regex in',
+           '`mutants/matrix`; for a KUnit row, its named case failed).', '',
            '| mutant | part | breaks | boot | caught by | result |',
            '|---|---|---|---|---|---|']
     for r in rows(matrix):

@@ -46,6 +46,9 @@ MARK_TIMEOUT = '### tlb-series: boot timed out'
 # guest/init's keep-alive line while a quiet test runs (see 4-boot.sh
 # --silence); it is not the test's output.
 HEARTBEAT = '# tlb-series: heartbeat'
+ROW_PREFIX = '### tlb-series: row '
+ROW_BEGIN = ROW_PREFIX + '{} begin'
+ROW_END = ROW_PREFIX + '{} end'
 SPLATS = [
     ('', re.compile(r'WARNING:')),
     ('', re.compile(r'\bBUG:')),
@@ -149,6 +152,14 @@ def requested_tests(raw):
     return None
 
 
+def marker(lines, mark, start=0):
+    """Index of the first line from START that starts with MARK, else
+    len(LINES).  A kernel message may follow a marker on its line: the
+    console interleaves it with guest/init's output mid-line."""
+    return next((i for i in range(start, len(lines))
+                 if lines[i].startswith(mark)), len(lines))
+
+
 def parse(args):
     try:
         with open(args.log, errors='replace') as f:
@@ -164,9 +175,21 @@ def parse(args):
     timed_out = next((l[len('### tlb-series: '):] for l in raw[trailer:]
                       if l.startswith(MARK_TIMEOUT)), None)
     raw = raw[:trailer]
+    # Mutation-matrix rows (guest/init run_row) follow the boot's own
+    # tests, each between its markers: --row judges one of them from its
+    # lines alone, otherwise they are left out.
+    plain = [TS.sub('', l) for l in raw]
+    row_seen = row_done = None
+    if args.row:
+        b = marker(plain, ROW_BEGIN.format(args.row))
+        e = marker(plain, ROW_END.format(args.row), b)
+        row_seen, row_done = b < len(raw), e < len(raw)
+        raw = raw[b + 1:e]
+    else:
+        raw = raw[:marker(plain, ROW_PREFIX)]
     lines = [TS.sub('', l) for l in raw]
-    b = lines.index(MARK_BEGIN) if MARK_BEGIN in lines else len(lines)
-    e = lines.index(MARK_END) if MARK_END in lines else len(lines)
+    b = marker(lines, MARK_BEGIN)
+    e = marker(lines, MARK_END, b)
     kernel_part, user_part = lines[:b], lines[b + 1:e]
     # A splat during the userspace tests counts too; their output does not.
     splats = []
@@ -193,7 +216,9 @@ def parse(args):
         'outputs': outputs,
         'requested': requested_tests(raw),
         'splats': splats,
-        'finished': MARK_END in lines,
+        'finished': row_done if args.row else e < len(lines),
+        'row': args.row,
+        'row_started': row_seen,
         'timed_out': timed_out,
         'hang': hang,
         'lines': len(raw),
@@ -328,7 +353,9 @@ def verdict(res, args, v):
         more = len(res['splats']) - 1
         reasons.append('kernel splat: ' + res['splats'][0][:120] +
                        (f' (and {more} more)' if more else ''))
-    if not res['finished']:
+    if res.get('row') and not res.get('row_started'):
+        reasons.append(f'row {res["row"]} never started')
+    elif not res['finished']:
         r = 'guest did not finish its tests'
         if not_run:
             r += (f': {len(not_run)} not run ({", ".join(not_run[:5])}' +
@@ -361,6 +388,8 @@ def main():
                     'output matches this regex')
     ap.add_argument('--allow-splat', action='store_true',
                     help='a broken (mutant) kernel: report splats, do not fail')
+    ap.add_argument('--row',
+                    help='judge only this mutation-matrix row of the log')
     ap.add_argument('--tree', default=os.path.join(
         os.path.dirname(__file__), '..', 'out', 'linux'))
     args = ap.parse_args()
@@ -368,7 +397,8 @@ def main():
     try:
         res = parse(args)
         if 'error' not in res:
-            with open(args.log + '.json', 'w') as f:
+            suffix = '.' + args.row.replace('/', '_') if args.row else ''
+            with open(args.log + suffix + '.json', 'w') as f:
                 json.dump(res, f, indent=1)
         verdict(res, args, v)
     except Exception as e:  # a bug of ours must not lose the counts line
