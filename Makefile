@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check bench lint selftest repro-hv-shadow repro-mremap clean
+.PHONY: all deps base tree export build tests check test bench lint selftest repro-hv-shadow repro-mremap clean
 
 all: check
 
@@ -32,10 +32,17 @@ selftest:
 check: deps
 	@$(S)/check.sh
 
+# make check without the harness self-tests and the lint: builds, boots,
+# KUnit, kselftests, the mutation matrix and herd7.
+test: deps
+	@CHECK_SKIP="selftest lint" $(S)/check.sh
+
 bench: deps
 	@$(S)/bench.sh
 
+# The self-tests first, with the one of the bisect build that lint runs.
 lint: deps
+	@SELFTEST_BISECT=1 $(S)/selftest.sh | awk '$$1 == "FAIL" { f = 1 } { print } END { exit f }'
 	@$(S)/lint.sh
 
 # Tests that fail only now and then, run many times (see scripts/repro.sh).

@@ -20,10 +20,24 @@ on_top() { # on_top BRANCH FROM DIR: BRANCH = FROM + the patches in DIR
 	log "tree: $1 = $2 + ${#ps[@]} patches"
 }
 
+# Refuses, too, to throw away uncommitted changes in the tree: the
+# branches below are checked out with -f and the tree is cleaned.
 if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
+	dirty=$(git -C "$TREE" status --porcelain --untracked-files=no | head -n 5)
+	[ -z "$dirty" ] ||
+		die "$TREE has uncommitted changes (commit them, then 'make export'; or FORCE=1):
+$dirty"
 	if ! "$TOP"/scripts/export.sh --check; then
 		die "$TREE has commits that differ from patches/; run 'make export' first or FORCE=1"
 	fi
+fi
+
+# A base made from another base.conf (its commit message names the
+# tarball's sha256) is made again.
+if git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1 &&
+	! git -C "$TREE" log -1 --format=%B base | grep -q "sha256 $BASE_TARBALL_SHA256"; then
+	log "tree: base.conf names another base; making the tree again"
+	rm -rf "$TREE" "$OUT/src"
 fi
 
 if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then

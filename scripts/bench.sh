@@ -4,6 +4,7 @@
 # results/bench.{md,json,png}. Absolute times under TCG are noise; only
 # the ratios measured here, in one run, mean anything.
 . "$(dirname "$0")/lib.sh"
+lock_out
 
 LOGS=$OUT/logs/bench
 rm -rf "$LOGS"
@@ -288,3 +289,6 @@ PY
 	cat "$M" >>"$M.kept" && mv "$M.kept" "$M"
 fi
 "$TOP"/scripts/5-report.py "$M" "$RESULTS"
+# The same rows as KCIDB data (measurements as tests with a number).
+"$TOP"/scripts/5-kcidb.py bench "$RESULTS/bench.json" --tree "$TREE" \
+	--out "$RESULTS/bench.kcidb.json" || log "bench: results/bench.kcidb.json not written"

@@ -63,6 +63,12 @@ kmake() {
 		CC="ccache ${cc}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
 }
 
+lock_out() { # one make check, bench or repro at a time per $OUT
+	mkdir -p "$OUT"
+	exec 8>"$OUT/harness.lock"
+	flock -n 8 || die "another make check, bench or repro is using $OUT (lock $OUT/harness.lock)"
+}
+
 ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
 	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
 		"$TOP/guest/tests.list" | paste -sd, -

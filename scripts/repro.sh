@@ -15,6 +15,7 @@
 #                       heap lies below the destination (1 run in 15 to
 #                       70 here).
 . "$(dirname "$0")/lib.sh"
+lock_out
 
 case ${1:-} in
 hv-shadow) kernels="x86_64-base x86_64-series" id=kvm.hyperv_tlb_flush_10x append=kvm_amd.npt=0 ;;

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Step 5c: make check's verdicts, or make bench's results, as KCIDB data.
+
+    5-kcidb.py check LOGDIR --tree TREE --out FILE [--origin tlb_series]
+    5-kcidb.py bench BENCH_JSON --tree TREE --out FILE [--origin ...]
+    more options: --patches DIR, --build-dir DIR, --fixed
+
+Writes KCIDB I/O schema v4.5 (kernelci/kcidb-io kcidb_io/schema/v04_05.py,
+the first v4 minor with a test "number"), checked against it first.  The
+checkout: TREE's branch base + patches/ (KCIDB's patchset_hash); a build
+per build dir ARCH-REF (.config sha256, compiler), "host" for the rest;
+check: a test per line "STATUS [TAG] NAME [-- WHY]" of LOGDIR/*.verdict,
+path TAG (but the arch) then NAME, output and duration from LOG.json of
+5-results.py; bench: a test per row, DONE, number = value and unit.  misc
+keeps the rest.  --fixed pins run id and time, no host look-ups (self-test:
+scripts/testdata/kcidb/run.sh).
+"""
+import argparse
+import datetime
+import glob
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ARCHES = {'x86_64': '', 'arm64': 'aarch64-linux-gnu-'}  # lib.sh
+FIXED_TIME = '2026-11-15T22:30:00+00:00'  # lib.sh BASE_DATE
+# A FAIL of the harness is a MISS, of a test cut off an ERROR; known
+# failures and mutant kernels' splats, that verdicts skip, waived FAILs.
+MISS = re.compile(r'no console log|5-results\.py|scripts/herd\.sh could not')
+ERROR = re.compile(r'no result|herd7 gave no verdict')
+WAIVED = re.compile(r'known failure: |on a deliberately broken kernel')
+
+
+def read(path):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def sha256(path):
+    with open(path, 'rb') as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def run(*cmd):  # CMD's output, None if it fails
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError:
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def clean(d):  # without None or {}: KCIDB properties are never null
+    return {k: v for k, v in d.items() if v is not None and v != {}}
+
+
+def test_path(*parts):
+    raw = re.sub(r'[^.a-zA-Z0-9_-]+', '_', '.'.join(p for p in parts if p))
+    return re.sub(r'\.{2,}', '.', raw).strip('.')
+
+
+class Doc:
+    def __init__(self, args):
+        self.args, self.origin = args, args.origin
+        now = datetime.datetime.now(datetime.timezone.utc)
+        self.time, self.run_id = (FIXED_TIME, 'fixed') if args.fixed else (
+            now.isoformat(timespec='seconds'), now.strftime('%Y%m%dT%H%M%SZ'))
+        self.base = run('git', '-C', args.tree, 'rev-parse', '-q', '--verify',
+                        'base^{commit}')
+        conf = dict(re.findall(r'^(BASE_\w+)=(\S+)', read(os.environ.get(
+            'BASE_CONF', TOP + '/base.conf')) or '', re.M))
+        self.pkg = f'{conf.get("BASE_PKG")} {conf.get("BASE_VERSION")}'
+        self.checkouts, self.builds, self.tests = {}, {}, {}
+
+    def checkout(self, patched):
+        ps = sorted(glob.glob(os.path.join(self.args.patches, '[0-9]*.patch')))
+        ps = [p for p in ps if patched and '/0000-' not in p]
+        h = ''.join(sha256(p) + '\n' for p in ps)
+        h = hashlib.sha256(h.encode()).hexdigest() if ps else ''
+        cid = f'{self.origin}:{self.base or "nobase"}+{h}'
+        self.checkouts.setdefault(cid, clean({
+            'id': cid, 'origin': self.origin, 'git_commit_hash': self.base,
+            'patchset_hash': h, 'start_time': self.time,
+            'comment': f'{self.pkg} + {len(ps)} patches',
+            'misc': {'patches': [os.path.basename(p) for p in ps]}}))
+        return cid
+
+    def build(self, arch, ref):
+        """The id of the build of REF for ARCH (None: the host)."""
+        if (arch, ref) in self.builds:
+            return self.builds[arch, ref]['id']
+        cid = self.checkout(ref != 'base')
+        b = {'id': f'{cid}:host', 'origin': self.origin, 'checkout_id': cid}
+        if arch:
+            cfg = os.path.join(self.args.build_dir, f'{arch}-{ref}', '.config')
+            csum = sha256(cfg) if os.path.exists(cfg) else None
+            cc = (re.findall(r'^CONFIG_CC_VERSION_TEXT="(.*)"$',
+                             read(cfg) or '', re.M) or [None])[0]
+            if not cc and not self.args.fixed:  # as lib.sh kmake() would
+                cc = (run(ARCHES.get(arch, '') + 'gcc', '--version') or
+                      '').split('\n')[0] or None
+            commit = run('git', '-C', self.args.tree, 'rev-parse', '-q',
+                         '--verify', ref + '^{commit}')
+            parts = [f'{arch}-{ref}', (commit or '')[:12], (csum or '')[:12]]
+            b = clean({
+                'id': ':'.join([self.origin] + [p for p in parts if p]),
+                'origin': self.origin, 'checkout_id': cid,
+                'architecture': arch, 'config_name': f'{arch}-{ref}',
+                'compiler': cc, 'misc': clean({
+                    'ref': ref, 'commit': commit, 'config_sha256': csum})})
+        self.builds[arch, ref] = b
+        return b['id']
+
+    def test(self, arch, ref, path, **fields):
+        tid = f'{self.origin}:{self.run_id}:{arch or "host"}-{ref}:{path}'
+        tid += f'#{len(self.tests)}' if tid in self.tests else ''
+        self.tests[tid] = clean({'id': tid, 'origin': self.origin,
+                                 'build_id': self.build(arch, ref),
+                                 'path': path, **fields})
+
+
+def log_json(vf, tag):
+    """The LOG.json 5-results.py wrote for verdict file VF of TAG, or {}."""
+    parts = (tag or '').split('/')
+    path = vf[:-len('.verdict')] + '.json'
+    if parts[1:2] == ['mutant']:  # 5-results.py --row ROW: LOG.ROW.json
+        path = (sorted(glob.glob(os.path.dirname(vf) + '/*.log.' +
+                                 '_'.join(parts[2:]) + '.json')) or [''])[0]
+    try:
+        return json.loads(read(path) or '{}') if tag else {}
+    except ValueError:
+        return {}
+
+
+def verdicts(vf):
+    """(STATUS, TAG, NAME, WHY) of each line of verdict file VF."""
+    lines = read(vf).splitlines()
+    items = []
+    for line in lines:
+        head, _, why = line.partition(' -- ')
+        words = head.split(' ', 2)
+        if words[0] not in ('PASS', 'FAIL', 'SKIP') or len(words) < 2:
+            continue
+        tag, name = (None, words[1]) if len(words) == 2 else words[1:]
+        if tag in ('lint', 'selftest') and not why:  # NAME: WHY, NAME (WHY)
+            m = re.match(r'(.+?)(?:: | (?=\())(.*)$', name)
+            name, why = m.groups() if m else (name, why)
+        items.append((words[0], tag, name, why))
+    if not any(line.startswith('counts ') for line in lines):  # check.sh
+        tag = items[0][1] if items else os.path.basename(vf).split('.')[0]
+        items.append(('FAIL', tag, 'results', '5-results.py gave no counts'))
+    return items
+
+
+def check(doc, logdir):
+    files = sorted(glob.glob(os.path.join(logdir, '*.verdict')))
+    if not files:
+        sys.exit(f'5-kcidb.py: no *.verdict files in {logdir}')
+    for vf in files:
+        items = verdicts(vf)
+        outputs = log_json(vf, items[0][1]).get('outputs', {})
+        for st, tag, name, why in items:
+            parts = (tag or '').split('/')
+            arch = parts[0] if parts[0] in ARCHES else None
+            kind = parts[1] if arch and len(parts) > 1 else 'series'
+            ref = 'mutants' if kind in ('mutant', 'mutants', 'emu') else kind
+            out = outputs.get(name, [])
+            pat = re.escape(name) + r': rc=-?\d+ seconds=([0-9.]+)'
+            secs = [m[1] for m in (re.fullmatch(pat, o) for o in out) if m]
+            status, waived = st, None
+            if st == 'FAIL' and (MISS.match(why) or name.endswith('py parse')):
+                status = 'MISS'
+            elif st == 'FAIL' and ERROR.match(why):
+                status = 'ERROR'
+            elif st == 'SKIP' and WAIVED.match(why):
+                status, waived = 'FAIL', True
+            excerpt = '\n'.join([why] * bool(why) + out * (st != 'PASS'))
+            doc.test(arch, ref, test_path(*parts[bool(arch):], name),
+                     status=status, waived=waived,
+                     duration=float(secs[-1]) if secs else None,
+                     log_excerpt=excerpt[-16384:] or None,
+                     misc=clean({'tag': tag, 'name': name, 'why': why or None,
+                                 'verdict': st, 'file': os.path.basename(vf)}))
+
+
+def bench(doc, path):
+    with open(path) as f:
+        rows = json.load(f)
+    refs = {'counting': 'nsvm-stats', 'floor': 'mutants'}
+    for r in rows:
+        v = r.get('value')
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+        doc.test(r['arch'], refs.get(r['kernel'], r['kernel']),
+                 test_path('bench', r.get('section'), r['metric'],
+                           r.get('path'), f'{r.get("vcpus")}vcpu'),
+                 status='DONE' if ok else 'ERROR',
+                 number=clean({'value': v, 'unit': r.get('unit')}) if ok
+                 else None,
+                 misc=clean({k: x for k, x in r.items()
+                             if k not in ('metric', 'value', 'unit')}))
+
+
+# kcidb_io/schema/v04_05.py: each object's required and allowed properties,
+# their types (str unless in TYPES; N: a JSON number) and string patterns.
+ANY = 'id origin comment log_url log_excerpt start_time misc '
+SPEC = {
+    'checkouts': ('id origin', ANY + 'tree_name git_repository_url '
+                  'git_commit_hash git_commit_name git_repository_branch '
+                  'patchset_files patchset_hash message_id contacts valid'),
+    'builds': ('checkout_id id origin', ANY + 'checkout_id duration '
+               'architecture command compiler input_files output_files '
+               'config_name config_url valid'),
+    'tests': ('build_id id origin', ANY + 'build_id environment path '
+              'status number waived duration output_files'),
+    'number': ('value', 'value unit prefix')}
+N = (int, float)
+TYPES = dict(duration=N, value=N, valid=bool, waived=bool, misc=dict,
+             number=dict, environment=dict, patchset_files=list,
+             contacts=list, input_files=list, output_files=list)
+ID = r'[a-z0-9_]+:.*'
+PATTERN = dict(id=ID, checkout_id=ID, build_id=ID, origin=r'[a-z0-9_]+',
+               git_commit_hash=r'[0-9a-f]{40}', patchset_hash=r'|[0-9a-f]{64}',
+               architecture=r'[a-z0-9_]*', path=r'[.a-zA-Z0-9_-]*',
+               git_repository_url=r'(https|git)://.*', prefix='metric|binary',
+               status=r'FAIL|ERROR|MISS|PASS|DONE|SKIP')
+
+
+def obj_errors(o, kind, w):
+    """The violations of object O, a KIND, at W."""
+    required, props = SPEC[kind]
+    errs = [f'{w}: no {k}' for k in required.split() if k not in o]
+    for k, v in o.items():
+        t, pat = TYPES.get(k, str), PATTERN.get(k)
+        if k not in props.split():
+            errs.append(f'{w}.{k}: not a property of {kind}')
+        elif not isinstance(v, t) or isinstance(v, bool) != (t is bool):
+            errs.append(f'{w}.{k}: {v!r} is not a {t} (never null)')
+        elif pat and not re.fullmatch(pat, v):
+            errs.append(f'{w}.{k}: {v!r} does not match {pat}')
+        elif k == 'log_excerpt' and len(v) > 16384:
+            errs.append(f'{w}.{k}: longer than 16384')
+        elif k == 'number':
+            errs += obj_errors(v, k, f'{w}.{k}')
+    if 'origin' in o and not str(o.get('id')).startswith(o['origin'] + ':'):
+        errs.append(f'{w}.id: does not start with its origin')
+    return errs
+
+
+def validate(doc):
+    """DOC's violations of schema v4.5, as a list of messages."""
+    ok = doc['version'] == {'major': 4, 'minor': 5}
+    errs = [] if ok else ['version: not 4.5']
+    for kind in ('checkouts', 'builds', 'tests'):
+        for i, o in enumerate(doc[kind]):
+            errs += obj_errors(o, kind, f'{kind}[{i}]')
+        ids = [o.get('id') for o in doc[kind]]
+        if len(set(ids)) != len(ids):
+            errs.append(f'{kind}: ids are not unique')
+    try:
+        from kcidb_io import schema  # pylint: disable=import-outside-toplevel
+        schema.V4_5.validate_exactly(doc)
+    except ImportError:
+        pass
+    except Exception as e:  # pylint: disable=broad-except
+        errs.append(f'kcidb_io: {e}'.splitlines()[0])
+    return errs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('mode', choices=('check', 'bench'))
+    ap.add_argument('input', help='check: LOGDIR; bench: results/bench.json')
+    ap.add_argument('--tree', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--origin', default='tlb_series')
+    ap.add_argument('--patches', default=os.path.join(TOP, 'patches'))
+    ap.add_argument('--build-dir', default=os.path.join(
+        os.environ.get('OUT', os.path.join(TOP, 'out')), 'build'))
+    ap.add_argument('--fixed', action='store_true',
+                    help='pin the run id and time, no host look-ups')
+    doc = Doc(args := ap.parse_args())
+    (check if args.mode == 'check' else bench)(doc, args.input)
+    data = {'version': {'major': 4, 'minor': 5}, **{k: list(getattr(
+        doc, k).values()) for k in ('checkouts', 'builds', 'tests')}}
+    if errs := validate(data):
+        sys.exit('5-kcidb.py: not KCIDB v4.5:\n  ' + '\n  '.join(errs[:20]))
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, 'w') as f:
+        f.write(json.dumps(data, indent=1) + '\n')
+
+
+if __name__ == '__main__':
+    main()
