@@ -6,8 +6,12 @@
 Each input line is one measurement: {"metric", "arch", "kernel", "path",
 "vcpus", "value", "unit"}. Ratios are series over base for the same metric,
 arch, path and vcpus (and any "vs" pairs listed in the line's "ratio_to":
-{"name": {"kernel": ..., "path": ...}}). Writes bench.json, bench.md and
-bench.png (gnuplot), and prints the markdown table.
+{"name": {"kernel": ..., "path": ..., "vcpus": ...}}). A measurement taken
+in rounds ("samples", one per round) shows its median with the rounds'
+range; a ratio between two such measurements with as many rounds also
+shows the range of the per-round ratios. Writes bench.json, bench.md and
+bench.png (gnuplot), and prints the markdown table, then the vCPU scaling
+table of the hvscale section.
 """
 import json
 import os
@@ -45,6 +49,95 @@ def fmt_ratio(m, k, v):
             f'n={len(m["ratio_rounds"][k])}{noise})')
 
 
+def fmt_num(v):
+    return f'{v:.3f}' if v < 1000 else f'{v:.0f}'
+
+
+def sample_range(m):
+    """[min, max] of a measurement's rounds, if it has more than one."""
+    vals = [v for v in m.get('samples') or [] if v is not None]
+    return [min(vals), max(vals)] if vals and min(vals) < max(vals) else None
+
+
+def with_range(m):
+    if not m or m['value'] is None:
+        return 'n/a'
+    rng = [fmt_num(v) for v in sample_range(m) or []]
+    return fmt_num(m['value']) + (f' ({rng[0]}-{rng[1]})'
+                                  if rng and rng[0] != rng[1] else '')
+
+
+def same_boot(a, b):
+    """a's median over b's, with the range of the per-round ratios: for
+    two phases of one boot, what the host's load in that boot cancels."""
+    if not a or not b or not b['value'] or a['value'] is None:
+        return 'n/a'
+    per = [x / y for x, y in zip(a.get('samples') or [], b.get('samples') or [])
+           if x is not None and y]
+    rng = f' ({min(per):.2f}-{max(per):.2f})' if len(per) > 1 else ''
+    return f"{a['value'] / b['value']:.2f}{rng}"
+
+
+def ratio_cell(m, name):
+    v = (m or {}).get('ratios', {}).get(name)
+    if v is None:
+        return ''
+    rng = m.get('ratio_range', {}).get(name)
+    if not rng:
+        return f'{v:.3f}'
+    noise = ', within noise' if m['within_noise'][name] else ''
+    return f'{v:.3f} ({rng[0]:.3f}-{rng[1]:.3f}{noise})'
+
+
+def scaling(ms):
+    """The hvscale section as one table: per vCPU count, each kernel's
+    median time per iteration (the rounds' range), series/base, and each
+    kernel's growth against the smallest vCPU count, as ratios of medians
+    with the range of the per-round ratios (rounds paired by index)."""
+    sel = [m for m in ms if m.get('section') == 'hvscale']
+    if not sel:
+        return ''
+
+    def get(metric, kernel, v):
+        for m in sel:
+            if (m['metric'], m['kernel'], m['vcpus']) == (metric, kernel, v):
+                return m
+        return None
+    counts = sorted({m['vcpus'] for m in sel})
+    out = ['', '## Scaling with the vCPUs an mm has visited (hvscale)', '',
+           'The emulated Hyper-V flush hypercall (hv_emul_flush) under QEMU '
+           'TCG, not Hyper-V. tlb_flush_history: in the history phase the mm '
+           'has run on every vCPU, then loops on one; in the none phase it '
+           'never left that one. us per iteration: the median of the rounds '
+           '(their range); ratios: of those medians (the range of the '
+           'per-round ratios, rounds paired by index; "within noise" when '
+           'that range holds 1.0). history/none: the two phases of the same '
+           'boots, which cancels most of the host\'s load.', '',
+           '| vCPUs | phase | base us | series us | series/base | '
+           f'base growth vs {counts[0]} | series growth vs {counts[0]} | '
+           'targets per flush, base / series | history/none, base / series |',
+           '|---|---|---|---|---|---|---|---|---|']
+    for v in counts:
+        g = f'{v}/{counts[0]}'
+        for ph in ('history', 'none'):
+            b = get(f'hvscale_iter_median_{ph}', 'base', v)
+            s = get(f'hvscale_iter_median_{ph}', 'series', v)
+            if not b and not s:
+                continue
+            tg = hn = ''
+            if ph == 'history':
+                tb = get('hvscale_targets_per_flush_history', 'base', v)
+                ts = get('hvscale_targets_per_flush_history', 'series', v)
+                tg = f'{with_range(tb)} / {with_range(ts)}'
+                hn = ' / '.join(same_boot(get('hvscale_iter_median_history', k, v),
+                                          get('hvscale_iter_median_none', k, v))
+                                for k in ('base', 'series'))
+            out.append(f'| {v} | {ph} | {with_range(b)} | {with_range(s)} | '
+                       f"{ratio_cell(s, 'series/base')} | {ratio_cell(b, g)} | "
+                       f'{ratio_cell(s, g)} | {tg} | {hn} |')
+    return '\n'.join(out) + '\n'
+
+
 def main():
     src, outdir = sys.argv[1], sys.argv[2]
     with open(src) as f:
@@ -61,8 +154,9 @@ def main():
                 spread(m, b, 'series/base')
         for name, ref in m.get('ratio_to', {}).items():
             o = idx.get(key(m, **ref))
-            if o and o['value']:
+            if o and o['value'] and m['value'] is not None:
                 ratios[name] = round(m['value'] / o['value'], 4)
+                spread(m, o, name)
         m['ratios'] = ratios
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, 'bench.json'), 'w') as f:
@@ -77,12 +171,16 @@ def main():
             vs = 'n/a'
         else:
             vs = f'{v:.3f}' if isinstance(v, float) and v < 1000 else f'{v:g}'
+            rng = [fmt_num(x) for x in sample_range(m) or []]
+            if rng and rng[0] != rng[1]:
+                vs += f' ({rng[0]}-{rng[1]})'
         rows.append(f"| {m['metric']} | {m['arch']} | {m['path']} | "
                     f"{m['vcpus']} | {m['kernel']} | {vs} | {m['unit']} | {r} |")
     table = '\n'.join(rows) + '\n'
+    scale = scaling(ms)
     with open(os.path.join(outdir, 'bench.md'), 'w') as f:
-        f.write('# make bench results\n\n' + table)
-    sys.stdout.write(table)
+        f.write('# make bench results\n\n' + table + scale)
+    sys.stdout.write(table + scale)
     chart(ms, outdir)
 
 

@@ -15,7 +15,7 @@ M=$LOGS/measurements.jsonl
 # BENCH_SECTIONS="arm64 ..." runs only those sections and keeps the other
 # sections' measurements from the previous results/bench.json; ratios are
 # always taken between kernels measured in the same section run.
-ALL_SECTIONS="x86 arm64 nsvm stress regress boot"
+ALL_SECTIONS="x86 hvscale arm64 nsvm stress regress boot"
 SECTIONS=${BENCH_SECTIONS:-$ALL_SECTIONS}
 cur=
 section() { # section NAME: run this section?
@@ -32,21 +32,27 @@ emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
 # 5-results.py) that contains MATCH; with "median" or "min", the median or
 # the least of all such lines of all the LOGs (a test that repeats its
 # measurement, in one boot or in several).
-# emit_samples METRIC ARCH KERNEL PATH VCPUS UNIT V...: one measurement
-# per round; the value is their median, the samples stay in bench.json, and
-# 5-report.py takes ratios between rounds run side by side.
+# emit_samples [--ratio-to JSON] METRIC ARCH KERNEL PATH VCPUS UNIT V...:
+# one measurement per round; the value is their median, the samples stay in
+# bench.json, and 5-report.py takes ratios between rounds run side by side
+# (series/base, and the "ratio_to" pairs, e.g. {"8/4": {"vcpus": 4}}).
 emit_samples() {
+	local rto=
+	[ "$1" = --ratio-to ] && rto=$2 && shift 2
 	local args=("${@:1:6}")
 	shift 6
-	python3 - "$cur" "${args[@]}" "$@" >>"$M" <<'PY'
+	python3 - "$cur" "$rto" "${args[@]}" "$@" >>"$M" <<'PY'
 import json, statistics, sys
-sec, metric, arch, kernel, path, vcpus, unit = sys.argv[1:8]
-vals = [float(v) for v in sys.argv[8:] if v not in ('null', '')]
-print(json.dumps({'section': sec, 'metric': metric, 'arch': arch,
-                  'kernel': kernel, 'path': path, 'vcpus': int(vcpus),
-                  'value': statistics.median(vals) if vals else None,
-                  'unit': unit, 'samples': [float(v) if v not in ('null', '')
-                                            else None for v in sys.argv[8:]]}))
+sec, rto, metric, arch, kernel, path, vcpus, unit = sys.argv[1:9]
+vals = [float(v) for v in sys.argv[9:] if v not in ('null', '')]
+m = {'section': sec, 'metric': metric, 'arch': arch, 'kernel': kernel,
+     'path': path, 'vcpus': int(vcpus),
+     'value': statistics.median(vals) if vals else None, 'unit': unit,
+     'samples': [float(v) if v not in ('null', '') else None
+                 for v in sys.argv[9:]]}
+if rto:
+    m['ratio_to'] = json.loads(rto)
+print(json.dumps(m))
 PY
 }
 metric() {
@@ -90,7 +96,7 @@ passset() { # the sorted ids of passing userspace tests in a run's JSON
 # that debugging costs more per iteration than the broadcast TLBIs do.
 need() { # need SECTION: the kernels it boots
 	case $1 in
-	x86) echo x86_64-base-emu x86_64-emu ;;
+	x86|hvscale) echo x86_64-base-emu x86_64-emu ;;
 	arm64) echo arm64-base:perf arm64-series:perf arm64-mutants:perf ;;
 	nsvm) echo x86_64-base x86_64-nsvm-stats x86_64-series ;;
 	stress) echo x86_64-series x86_64-emu arm64-series ;;
@@ -138,6 +144,53 @@ for v in 4 8; do
 				done
 			done
 		done
+	done
+done
+fi
+
+# hvscale: how the cost of a flush on the emulated Hyper-V path grows with
+# the vCPUs an mm has visited (the reporter's 32 and 96 vCPUs, scaled down
+# to what TCG on this host can run): the history reproducer at each count
+# of HVSCALE_VCPUS (4 8 16), HVSCALE_ROUNDS (5) rounds, and in each round
+# base and series boot in turn, pinned, at each count. Per kernel and count:
+# the history and none phases' median per iteration (samples = the rounds),
+# series/base, the growth against the first count (rounds paired by
+# index), and the hypercall targets per flush.
+if section hvscale; then
+vcpus=${HVSCALE_VCPUS:-4 8 16}
+v0=${vcpus%% *}
+rounds=$(seq "${HVSCALE_ROUNDS:-5}")
+for r in $rounds; do
+	for v in $vcpus; do
+		for k in base series; do
+			kb=$([ $k = base ] && echo base-emu || echo emu)
+			boot x86_64 "x86_64-$kb" "x86_64-$k-hvscale-${v}v-r$r" --smp "$v" \
+				--append hv_emul_flush --tests mm.tlb_flush_history_bench
+		done
+	done
+done
+for v in $vcpus; do
+	rto=
+	[ "$v" = "$v0" ] || rto="{\"$v/$v0\": {\"vcpus\": $v0}}"
+	for k in base series; do
+		for ph in history none; do
+			vals=()
+			for r in $rounds; do
+				vals+=("$(metric "$LOGS/x86_64-$k-hvscale-${v}v-r$r.log" \
+					mm.tlb_flush_history_bench "phase=$ph " median_us)")
+			done
+			emit_samples ${rto:+--ratio-to "$rto"} "hvscale_iter_median_$ph" \
+				x86_64 $k hv-emul "$v" us "${vals[@]}"
+		done
+		# two flushes per iteration (one per mprotect)
+		vals=()
+		for r in $rounds; do
+			lg=$LOGS/x86_64-$k-hvscale-${v}v-r$r.log
+			it=$(metric "$lg" mm.tlb_flush_history_bench "phase=history " iters)
+			n=$(metric "$lg" mm.tlb_flush_history_bench "phase=history " hv_targets)
+			vals+=("$(python3 -c "print(round($n / (2 * $it), 4) if '$n' != 'null' and $n >= 0 and '$it' not in ('null', '0.0') else 'null')")")
+		done
+		emit_samples hvscale_targets_per_flush_history x86_64 $k hv-emul "$v" count "${vals[@]}"
 	done
 done
 fi
