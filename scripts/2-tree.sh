@@ -27,7 +27,12 @@ if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
 	[ -z "$dirty" ] ||
 		die "$TREE has uncommitted changes (commit them, then 'make export'; or FORCE=1):
 $dirty"
-	if ! "$TOP"/scripts/export.sh --check; then
+	# Branches as the last make tree left them (tree.made) hold nothing
+	# new, even if patches/ moved on since (git pull): only commits made
+	# in the tree must be exported first.
+	made=$(git -C "$TREE" rev-parse series emu base-emu mutants 2>/dev/null || true)
+	if [ "$made" != "$(cat "$OUT/tree.made" 2>/dev/null)" ] &&
+		! "$TOP"/scripts/export.sh --check; then
 		die "$TREE has commits that differ from patches/; run 'make export' first or FORCE=1"
 	fi
 fi
@@ -83,3 +88,4 @@ on_top emu series testonly
 on_top base-emu base testonly
 on_top mutants emu mutants
 git checkout -q series
+git rev-parse series emu base-emu mutants >"$OUT/tree.made"
