@@ -154,10 +154,23 @@ def requested_tests(raw):
 
 def marker(lines, mark, start=0):
     """Index of the first line from START that starts with MARK, else
-    len(LINES).  A kernel message may follow a marker on its line: the
-    console interleaves it with guest/init's output mid-line."""
-    return next((i for i in range(start, len(lines))
-                 if lines[i].startswith(mark)), len(lines))
+    len(LINES).  The console interleaves kernel messages with guest/init's
+    output mid-line: a message may follow a marker on its line, or split
+    it ("### tlb-series: [ 6.17] msg" then "row X end" on the next line),
+    in which case the marker's first line is returned."""
+    for i in range(start, len(lines)):
+        if lines[i].startswith(mark):
+            return i
+        m = KMSG.search(lines[i])
+        if m and m.start() > 0 and i + 1 < len(lines) and \
+                (lines[i][:m.start()] + lines[i + 1]).startswith(mark):
+            return i
+    return len(lines)
+
+
+def after(lines, i, mark):
+    """Index of the first line after the marker MARK found at I."""
+    return i + 1 if i >= len(lines) or lines[i].startswith(mark) else i + 2
 
 
 def parse(args):
@@ -184,13 +197,14 @@ def parse(args):
         b = marker(plain, ROW_BEGIN.format(args.row))
         e = marker(plain, ROW_END.format(args.row), b)
         row_seen, row_done = b < len(raw), e < len(raw)
-        raw = raw[b + 1:e]
+        raw = raw[after(plain, b, ROW_BEGIN.format(args.row)):e]
     else:
         raw = raw[:marker(plain, ROW_PREFIX)]
     lines = [TS.sub('', l) for l in raw]
     b = marker(lines, MARK_BEGIN)
     e = marker(lines, MARK_END, b)
-    kernel_part, user_part = lines[:b], lines[b + 1:e]
+    bu = after(lines, b, MARK_BEGIN)
+    kernel_part, user_part = lines[:b], lines[bu:e]
     # A splat during the userspace tests counts too; their output does not.
     splats = []
     for msg in kernel_messages(raw):
