@@ -2,6 +2,8 @@
 # Step 4: boot one kernel under QEMU TCG and capture its console.
 #   4-boot.sh ARCH KERNEL_BUILD_NAME LOG [options]
 #     --smp N         vCPUs (default 4)
+#     --nodes N       NUMA nodes (default 1): memory split evenly, vCPUs in
+#                     contiguous blocks (tlb_coherency's migrate mode needs 2)
 #     --tests a,b     test ids from guest/tests.list to run in the guest
 #     --rows a,b      then these rows of mutants/matrix, each with its
 #                     mutant turned on at run time (a mutants kernel only)
@@ -28,10 +30,11 @@
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 tests= rows= append= tmo=900 kunit= pin=0 silence=180
+smp=4 nodes=1 tests= rows= append= tmo=900 kunit= pin=0 silence=180
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
+	--nodes) nodes=$2 ;;
 	--tests) tests=$2 ;;
 	--rows) rows=$2 ;;
 	--append) append=$2 ;;
@@ -71,8 +74,18 @@ arm64)
 	;;
 esac
 qemu[0]=${QEMU_CMD:-${qemu[0]}}
+mem=${MEM:-4G}
+if [ "$nodes" -gt 1 ]; then
+	[ $((smp % nodes)) = 0 ] || die "--smp $smp does not split into $nodes nodes"
+	mib=$(( $(numfmt --from=iec "$mem") / 1048576 / nodes ))
+	mem=$((mib * nodes))M
+	for ((n = 0; n < nodes; n++)); do
+		qemu+=(-object "memory-backend-ram,id=node$n,size=${mib}M"
+			-numa "node,nodeid=$n,memdev=node$n,cpus=$((n * smp / nodes))-$(((n + 1) * smp / nodes - 1))")
+	done
+fi
 mkdir -p "$(dirname "$logf")"
-log "boot $name smp=$smp${tests:+ tests=$tests}${kunit:+ kunit=$kunit}${append:+ [$append]}"
+log "boot $name smp=$smp$([ "$nodes" = 1 ] || echo " nodes=$nodes")${tests:+ tests=$tests}${kunit:+ kunit=$kunit}${append:+ [$append]}"
 # pin_vcpus PID: once QEMU (a child of PID) has named its $smp vCPU
 # threads "CPU N/TCG", bind each to a host CPU.
 pin_vcpus() {
@@ -220,7 +233,7 @@ rc=0
 : >"$logf"
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" -accel tcg,thread=multi \
 	-name "tlb-$arch,debug-threads=on" \
-	-smp "$smp" -m "${MEM:-4G}" -display none -no-reboot \
+	-smp "$smp" -m "$mem" -display none -no-reboot \
 	-monitor "unix:$mon,server=on,wait=off" -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" </dev/null >>"$logf" 2>&1 &
 qemu_job=$!

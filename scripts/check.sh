@@ -188,7 +188,8 @@ for b in "${boots[@]}"; do
 	IFS='|' read -r tag arch kernel kunit tests append vopts <<<"$b"
 	[ "$kernel" != mutants ] || [ -n "$have_mutants" ] || continue
 	log "check: boot $tag"
-	opts=(--tests "$(tests_of "$tests")" --append "$append")
+	# Two memory nodes: tlb_coherency -m migrate moves pages between them.
+	opts=(--nodes 2 --tests "$(tests_of "$tests")" --append "$append")
 	[ -z "$kunit" ] || opts+=(--kunit "$kunit")
 	read -ra vo <<<"$vopts"
 	if [ "$kernel" = mutants ]; then

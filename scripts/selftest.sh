@@ -280,6 +280,30 @@ if [ "$rc" = 0 ] && ! grep -q 'tlb-series: hang' "$tmp/chatty.log" && gone "$tmp
 else
 	bad "a console that keeps printing is not a hang (rc=$rc)"
 fi
+# 8b2. --nodes 2: memory split in two backends, vCPUs 0-1 and 2-3 on
+#      nodes 0 and 1, -m their sum; an uneven split is refused.
+cat >"$tmp/args-qemu" <<'EOS'
+#!/bin/sh
+printf '%s\n' "$@" >"$ARGS_OUT"
+echo "reboot: Power down"
+EOS
+chmod +x "$tmp/args-qemu"
+rc=0
+env OUT="$tmp/out" QEMU_CMD="$tmp/args-qemu" ARGS_OUT="$tmp/numa.args" MEM=4G \
+	"${boot[@]}" "$tmp/numa.log" --nodes 2 --smp 4 --timeout 60 2>"$tmp/numa.err" || rc=$?
+rc2=0
+env OUT="$tmp/out" QEMU_CMD="$tmp/args-qemu" ARGS_OUT="$tmp/numa3.args" \
+	"${boot[@]}" "$tmp/numa3.log" --nodes 3 --smp 4 --timeout 60 2>/dev/null || rc2=$?
+if [ "$rc" = 0 ] && [ "$rc2" != 0 ] && [ ! -e "$tmp/numa3.args" ] &&
+	grep -qx 'memory-backend-ram,id=node0,size=2048M' "$tmp/numa.args" &&
+	grep -qx 'memory-backend-ram,id=node1,size=2048M' "$tmp/numa.args" &&
+	grep -qx 'node,nodeid=0,memdev=node0,cpus=0-1' "$tmp/numa.args" &&
+	grep -qx 'node,nodeid=1,memdev=node1,cpus=2-3' "$tmp/numa.args" &&
+	grep -A1 -x -- '-m' "$tmp/numa.args" | grep -qx 4096M; then
+	ok "4-boot.sh --nodes 2 gives QEMU two memory nodes of two vCPUs each"
+else
+	bad "4-boot.sh --nodes 2 gives QEMU two memory nodes of two vCPUs each (rc=$rc, $rc2: $(tail -n 2 "$tmp/numa.err" | tr '\n' ';'))"
+fi
 # 8c. 4-boot.sh killed (TERM): it stops QEMU and exits 143.
 rc=0
 "${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/term.pid" \
