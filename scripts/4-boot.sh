@@ -3,7 +3,8 @@
 #   4-boot.sh ARCH KERNEL_BUILD_NAME LOG [options]
 #     --smp N         vCPUs (default 4)
 #     --nodes N       NUMA nodes (default 1): memory split evenly, vCPUs in
-#                     contiguous blocks (tlb_coherency's migrate mode needs 2)
+#                     contiguous blocks, one socket per node (tlb_coherency's
+#                     migrate mode needs 2)
 #     --tests a,b     test ids from guest/tests.list to run in the guest
 #     --rows a,b      then these rows of mutants/matrix, each with its
 #                     mutant turned on at run time (a mutants kernel only)
@@ -74,8 +75,12 @@ arm64)
 	;;
 esac
 qemu[0]=${QEMU_CMD:-${qemu[0]}}
-mem=${MEM:-4G}
+mem=${MEM:-4G} smpopt=$smp
 if [ "$nodes" -gt 1 ]; then
+	# One socket per node: the vCPUs of a node share their last-level
+	# cache, and only they (else x86's topology_sane() warns that an LLC
+	# sibling is on another node).
+	smpopt=$smp,sockets=$nodes,cores=$((smp / nodes)),threads=1
 	[ $((smp % nodes)) = 0 ] || die "--smp $smp does not split into $nodes nodes"
 	mib=$(( $(numfmt --from=iec "$mem") / 1048576 / nodes ))
 	mem=$((mib * nodes))M
@@ -233,7 +238,7 @@ rc=0
 : >"$logf"
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" -accel tcg,thread=multi \
 	-name "tlb-$arch,debug-threads=on" \
-	-smp "$smp" -m "$mem" -display none -no-reboot \
+	-smp "$smpopt" -m "$mem" -display none -no-reboot \
 	-monitor "unix:$mon,server=on,wait=off" -serial stdio \
 	-kernel "$kernel" -initrd "$initrd" </dev/null >>"$logf" 2>&1 &
 qemu_job=$!

@@ -281,7 +281,8 @@ else
 	bad "a console that keeps printing is not a hang (rc=$rc)"
 fi
 # 8b2. --nodes 2: memory split in two backends, vCPUs 0-1 and 2-3 on
-#      nodes 0 and 1, -m their sum; an uneven split is refused.
+#      nodes 0 and 1, one socket each, -m their sum; an uneven split is
+#      refused.
 cat >"$tmp/args-qemu" <<'EOS'
 #!/bin/sh
 printf '%s\n' "$@" >"$ARGS_OUT"
@@ -299,6 +300,7 @@ if [ "$rc" = 0 ] && [ "$rc2" != 0 ] && [ ! -e "$tmp/numa3.args" ] &&
 	grep -qx 'memory-backend-ram,id=node1,size=2048M' "$tmp/numa.args" &&
 	grep -qx 'node,nodeid=0,memdev=node0,cpus=0-1' "$tmp/numa.args" &&
 	grep -qx 'node,nodeid=1,memdev=node1,cpus=2-3' "$tmp/numa.args" &&
+	grep -A1 -x -- '-smp' "$tmp/numa.args" | grep -qx '4,sockets=2,cores=2,threads=1' &&
 	grep -A1 -x -- '-m' "$tmp/numa.args" | grep -qx 4096M; then
 	ok "4-boot.sh --nodes 2 gives QEMU two memory nodes of two vCPUs each"
 else
