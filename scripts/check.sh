@@ -66,19 +66,6 @@ verdict() {
 		F=$((F + 1))
 	fi
 }
-# judge TAG ARCH BUILD [4-boot.sh options] [-- 5-results.py options]
-judge() {
-	local tag=$1 arch=$2 build=$3
-	shift 3
-	local bopts=() vopts=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do bopts+=("$1"); shift; done
-	[ $# -gt 0 ] && shift && vopts=("$@")
-	local logf=$LOGS/${tag//\//_}.log
-	# A hang (4-boot.sh --silence), a timeout or a panic is in the log:
-	# 5-results.py reports it.
-	"$TOP"/scripts/4-boot.sh "$arch" "$build" "$logf" "${bopts[@]}" || true
-	verdict "$tag" "$logf" "${vopts[@]}"
-}
 # Mutation-matrix rows (mutants/matrix) to boot, as "ARCH|APPEND|ORDER|ROW|
 # CHECK|EVIDENCE" lines, sorted.  Rows that share an arch and a command
 # line share a boot, which turns each row's mutant on in turn (guest/init
@@ -99,25 +86,63 @@ matrix_rows() {
 		printf '%s|%s|%s|%s|%s|%s\n' "$arch" "$append" "$order" "$row" "$check" "$evidence"
 	done <"$TOP/mutants/matrix" | sort -t'|' -s -k1,1 -k2,2 -k3,3n
 }
-# judge_rows TAG ARCH APPEND [4-boot.sh options]: one boot of the mutants
-# kernel with the rows of ARCH and APPEND (after whatever --tests the
-# options name, judged as TAG), then one verdict per row: its check must
-# fail with its own evidence (a KUnit case: its failed expectation).
-judge_rows() {
-	local tag=$1 arch=$2 append=$3
-	shift 3
-	local a ap o row check ev rows=() checks=() evs=() kunit=() i logf evo
+# rows_of ARCH APPEND: the rows of ARCH and APPEND, their checks and their
+# evidence (arrays rows, checks, evs), and kunit=(--kunit '*') when one of
+# them is a KUnit check (KUnit's debugfs run files, no suite run at boot).
+rows_of() {
+	local a ap o row check ev
+	rows=() checks=() evs=() kunit=()
 	while IFS='|' read -r a ap o row check ev; do
-		[ "$a" = "$arch" ] && [ "$ap" = "$append" ] || continue
+		[ "$a" = "$1" ] && [ "$ap" = "$2" ] || continue
 		rows+=("$row") checks+=("$check") evs+=("$ev")
-		# KUnit's debugfs run files, no suite run at boot
 		case $check in kunit.*) kunit=(--kunit '*') ;; esac
 	done < <(matrix_rows)
-	logf=$LOGS/${tag//\//_}.log
-	"$TOP"/scripts/4-boot.sh "$arch" "$arch-mutants" "$logf" "${kunit[@]}" \
-		"$@" --rows "$(IFS=,; echo "${rows[*]}")" \
-		--append "$append${kunit:+ kunit.autorun=0}" || true
-	verdict "$tag" "$logf"
+}
+# tests_of "GROUP[:PREFIX],...": the test ids these items of guest/boots name
+tests_of() {
+	local item out=()
+	for item in ${1//,/ }; do
+		out+=("$(ids "${item%%:*}" "$(sed -n 's/^[^:]*://p' <<<"$item")")")
+	done
+	(IFS=,; echo "${out[*]}")
+}
+logf_of() { echo "$LOGS/${1//\//_}.log"; }
+# boot LINE: one boot of guest/boots (a line of the boots array), its
+# console in its log; no verdict. A boot of the mutants kernel runs, after
+# the line's tests, the mutation-matrix rows of its arch and append, each
+# with its mutant turned on in turn (guest/init run_row): KUnit rows first,
+# then KVM selftests, then other tests, then the stress tests, whose
+# mutants leave stale translations behind.
+boot() {
+	local tag arch kernel suites tests append vopts opts rows checks evs kunit
+	IFS='|' read -r tag arch kernel suites tests append vopts <<<"$1"
+	log "check: boot $tag"
+	# Two memory nodes: tlb_coherency -m migrate moves pages between them.
+	opts=(--nodes 2 --tests "$(tests_of "$tests")")
+	kunit=() rows=()
+	[ "$kernel" != mutants ] || rows_of "$arch" "$append"
+	[ -z "$suites" ] || kunit=(--kunit "$suites")
+	if [ ${#rows[@]} -gt 0 ]; then
+		opts+=("${kunit[@]}" --rows "$(IFS=,; echo "${rows[*]}")"
+			--append "$append${kunit:+ kunit.autorun=0}")
+	else
+		opts+=("${kunit[@]}" --append "$append")
+	fi
+	# A hang (4-boot.sh --silence), a timeout or a panic is in the log:
+	# 5-results.py reports it.
+	"$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$(logf_of "$tag")" "${opts[@]}" || true
+}
+# judge_boot LINE: the verdicts of one boot's log. A mutants boot has one
+# more per matrix row: its check must fail with its own evidence (a KUnit
+# case: its failed expectation).
+judge_boot() {
+	local tag arch kernel kunit tests append vopts vo logf rows checks evs i evo
+	IFS='|' read -r tag arch kernel kunit tests append vopts <<<"$1"
+	logf=$(logf_of "$tag")
+	read -ra vo <<<"$vopts"
+	verdict "$tag" "$logf" "${vo[@]}"
+	[ "$kernel" = mutants ] || return 0
+	rows_of "$arch" "$append"
 	for i in "${!rows[@]}"; do
 		evo=(--evidence "${evs[$i]}")
 		case ${checks[$i]} in kunit.*) evo=() ;; esac
@@ -126,21 +151,94 @@ judge_rows() {
 	done
 }
 
+# The boots run in a lane of their own, in the background, once their
+# arch's kernels are built: x86_64's while arm64's kernels build, the
+# self-tests, the lint and herd7 run beside them at a lower priority (a
+# boot leaves most of a second host CPU idle, TCG runs one busy vCPU on
+# one thread). Their verdicts are taken at the end, in the lane's order.
+lane() { # lane ARCH...
+	local a b
+	for a in "$@"; do
+		while [ ! -e "$LOGS/.built-$a" ]; do
+			[ -e "$LOGS/.no-boots" ] && return 0
+			sleep 2
+		done
+		for b in "${boots[@]}"; do
+			[ "$(cut -d'|' -f2 <<<"$b")" = "$a" ] && boot "$b"
+		done
+	done
+	return 0
+}
+lane_pid=
+stop_lane() { # a failed build, or make check stopped: QEMU with it
+	[ -n "$lane_pid" ] || return 0
+	touch "$LOGS/.no-boots"
+	local kids
+	kids=$(pgrep -P "$lane_pid" || true)
+	# shellcheck disable=SC2086 # a list of PIDs
+	kill -TERM "$lane_pid" $kids 2>/dev/null || true
+	wait "$lane_pid" 2>/dev/null || true
+	lane_pid=
+}
+judge_boots() { # judge_boots [--ran]: the verdicts of every boot (that ran)
+	local b
+	for b in "${boots[@]}"; do
+		[ "${1:-}" = --ran ] && ! [ -e "$(logf_of "${b%%|*}")" ] && continue
+		judge_boot "$b"
+	done
+	return 0
+}
+# Stopped by a signal (Ctrl-C, a CI job's TERM): QEMU stopped, what ran
+# judged (a boot cut off fails), the summary, a non-zero status.
+stopped() {
+	trap - INT TERM
+	log "check: stopped by SIG$1"
+	stop_lane
+	judge_boots --ran
+	printf '  FAIL harness check -- stopped by SIG%s\n' "$1"
+	F=$((F + 1))
+	finish
+}
+trap 'stopped INT' INT
+trap 'stopped TERM' TERM
+
+# The boots of guest/boots, then one boot of the mutants kernel for each
+# arch and command line of mutants/matrix rows that no boot there has;
+# x86_64's first, then arm64's (the lane's order).
+mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots")
+mapfile -t groups < <(matrix_rows | cut -d'|' -f1,2 | uniq)
+have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1)
+for g in "${groups[@]}"; do
+	arch=${g%%|*} append=${g#*|}
+	grep -q "^[^|]*|$arch|mutants|[^|]*|[^|]*|$append|" "$TOP/guest/boots" ||
+		boots+=("$arch/mutants${append:+/${append// /_}}|$arch|mutants|||$append|")
+done
+[ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
+mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep '^[^|]*|x86_64|'; printf '%s\n' "${boots[@]}" | grep '^[^|]*|arm64|')
+
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || finish
 
 # The pure series kernels, then the test-only kernels built on them: the
 # in-guest Hyper-V emulation and the mutants (one boot parameter each).
-have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1)
+# x86_64's boots start once its kernels are built; from then on the
+# builds and checks here run at a lower priority than the boots.
+nice=()
 for arch in x86_64 arm64; do
 	log "check: build $arch"
-	gate "build $arch-series" "$TOP"/scripts/3-build-kernel.sh "$arch" series |
-		tee -a "$LOGS/harness.verdict" | tally || finish
-	gate "tests $arch" "$TOP"/scripts/3-build-tests.sh "$arch" series |
-		tee -a "$LOGS/harness.verdict" | tally || finish
+	gate "build $arch-series" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" series |
+		tee -a "$LOGS/harness.verdict" | tally || { stop_lane; finish; }
+	gate "tests $arch" "${nice[@]}" "$TOP"/scripts/3-build-tests.sh "$arch" series |
+		tee -a "$LOGS/harness.verdict" | tally || { stop_lane; finish; }
 	if [ -n "$have_mutants" ]; then
-		gate "build $arch-mutants" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants |
-			tee -a "$LOGS/harness.verdict" | tally || finish
+		gate "build $arch-mutants" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants |
+			tee -a "$LOGS/harness.verdict" | tally || { stop_lane; finish; }
+	fi
+	touch "$LOGS/.built-$arch"
+	if [ -z "$lane_pid" ]; then
+		lane x86_64 arm64 &
+		lane_pid=$!
+		nice=(nice -n 10)
 	fi
 done
 
@@ -152,52 +250,25 @@ if ! skipped selftest; then
 log "check: harness self-tests"
 # Offline, and without the bisect self-test (a kernel build for a check
 # that only make lint runs: make lint runs that self-test too).
-"$TOP"/scripts/selftest.sh | tee "$LOGS/selftest.verdict" | tally
+"${nice[@]}" "$TOP"/scripts/selftest.sh | tee "$LOGS/selftest.verdict" | tally
 fi
 if ! skipped lint; then
 # The per-patch and per-configuration kernel builds of make lint (bisect,
 # variants) are whole kernels, an hour and more from an empty ccache:
 # make lint runs them, make check the rest of it.
 log "check: lint (without the bisect and variant builds: make lint)"
-"$TOP"/scripts/lint.sh --skip "bisect variants" | tee "$LOGS/lint.verdict" | tally
+"${nice[@]}" "$TOP"/scripts/lint.sh --skip "bisect variants" | tee "$LOGS/lint.verdict" | tally
 fi
 # The arm64 barrier argument, which no TCG run can show: herd7 with Arm's
 # AArch64 model (built once from Debian's source, see herd.conf) must give
 # each litmus test its expected verdict (litmus/expected).
 log "check: herd7 litmus tests"
-"$TOP"/scripts/herd-check.sh | tee "$LOGS/herd.verdict" | tally
+"${nice[@]}" "$TOP"/scripts/herd-check.sh | tee "$LOGS/herd.verdict" | tally
 
-# tests_of "GROUP[:PREFIX],...": the test ids these items of guest/boots name
-tests_of() {
-	local item out=()
-	for item in ${1//,/ }; do
-		out+=("$(ids "${item%%:*}" "$(sed -n 's/^[^:]*://p' <<<"$item")")")
-	done
-	(IFS=,; echo "${out[*]}")
-}
-# The boots of guest/boots, then one boot of the mutants kernel for each
-# arch and command line of mutants/matrix rows that no boot there has.
-mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots")
-mapfile -t groups < <(matrix_rows | cut -d'|' -f1,2 | uniq)
-for g in "${groups[@]}"; do
-	arch=${g%%|*} append=${g#*|}
-	grep -q "^[^|]*|$arch|mutants|[^|]*|[^|]*|$append|" "$TOP/guest/boots" ||
-		boots+=("$arch/mutants${append:+/${append// /_}}|$arch|mutants|||$append|")
-done
-for b in "${boots[@]}"; do
-	IFS='|' read -r tag arch kernel kunit tests append vopts <<<"$b"
-	[ "$kernel" != mutants ] || [ -n "$have_mutants" ] || continue
-	log "check: boot $tag"
-	# Two memory nodes: tlb_coherency -m migrate moves pages between them.
-	opts=(--nodes 2 --tests "$(tests_of "$tests")" --append "$append")
-	[ -z "$kunit" ] || opts+=(--kunit "$kunit")
-	read -ra vo <<<"$vopts"
-	if [ "$kernel" = mutants ]; then
-		judge_rows "$tag" "$arch" "$append" "${opts[@]}"
-	else
-		judge "$tag" "$arch" "$arch-$kernel" "${opts[@]}" -- "${vo[@]}"
-	fi
-done
+log "check: waiting for the boots"
+wait "$lane_pid" || true
+lane_pid=
+judge_boots
 if [ -n "$have_mutants" ]; then
 	"$TOP"/scripts/5-mutants.py "$TOP/mutants/matrix" "$LOGS" >"$RESULTS/mutants.md"
 	log "check: mutation matrix in results/mutants.md"

@@ -98,10 +98,19 @@ if want bisect; then
 			if [ -z "$files" ] || ! affects "$arch" "$files"; then
 				continue
 			fi
-			t=$(date +%s)
+			t=$(date +%s) bdir=$OUT/build/$arch-bisect
+			mkdir -p "$bdir" && touch "$bdir/.step-start"
 			if BUILD_NAME=$arch-bisect TARGET=vmlinux \
 				"$TOP"/scripts/3-build-kernel.sh "$arch" "$c" >/dev/null 2>"$OUT/lint-bisect.err"; then
-				res=("PASS bisect $arch [$i] $subj ($(($(date +%s) - t))s)" "${res[@]}")
+				# What this step compiled, and proof that it linked:
+				# objects newer than the step's start need a newer
+				# vmlinux.
+				nobj=$(find "$bdir" -name '*.o' -newer "$bdir/.step-start" | wc -l)
+				if [ "$nobj" -gt 0 ] && ! [ "$bdir/vmlinux" -nt "$bdir/.step-start" ]; then
+					res=("FAIL bisect $arch [$i] $subj: $nobj objects compiled, vmlinux not linked" "${res[@]}")
+				else
+					res=("PASS bisect $arch [$i] $subj ($(($(date +%s) - t))s, $nobj objects)" "${res[@]}")
+				fi
 			else
 				res=("FAIL bisect $arch [$i] $subj: $(grep -m1 -E 'error|Error' "$OUT/lint-bisect.err")" "${res[@]}")
 			fi
