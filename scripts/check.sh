@@ -207,7 +207,7 @@ trap 'stopped TERM' TERM
 # x86_64's first, then arm64's (the lane's order).
 mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots")
 mapfile -t groups < <(matrix_rows | cut -d'|' -f1,2 | uniq)
-have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1)
+have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
 for g in "${groups[@]}"; do
 	arch=${g%%|*} append=${g#*|}
 	grep -q "^[^|]*|$arch|mutants|[^|]*|[^|]*|$append|" "$TOP/guest/boots" ||

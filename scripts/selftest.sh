@@ -312,7 +312,7 @@ rc=0
 	"${boot[@]}" "$tmp/term.log" --silence 60 --timeout 60 2>"$tmp/term.err" &
 b=$!
 wait_for 10 test -s "$tmp/term.pid" && sleep 1
-kill -TERM "$b"
+kill -TERM "$b" || true
 wait "$b" || rc=$?
 if [ "$rc" = 143 ] && wait_for 5 gone "$tmp/term.pid"; then
 	ok "4-boot.sh stopped by SIGTERM leaves no QEMU running"
@@ -330,5 +330,40 @@ if wait_for 10 gone "$tmp/orphan.pid"; then
 	ok "4-boot.sh whose parent was killed leaves no QEMU running"
 else
 	bad "4-boot.sh whose parent was killed leaves no QEMU running"
+fi
+# 8e. make check stopped (TERM) while its boot lane runs a boot: QEMU
+#     stopped, the boot judged (cut short: a FAIL), the summary line, a
+#     non-zero status. A copy of the harness whose build, lint and check
+#     stages are stand-ins; check.sh, lib.sh, 4-boot.sh and 5-results.py
+#     are the real ones, with the fake QEMU that hangs.
+h=$tmp/h
+mkdir -p "$h/guest" "$h/mutants" "$h/results"
+cp -a "$TOP/scripts" "$TOP/base.conf" "$h/"
+cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$h/guest/"
+echo 'x86_64/series|x86_64|series||||' >"$h/guest/boots"
+: >"$h/mutants/matrix"
+for st in 2-tree.sh 3-build-kernel.sh 3-build-tests.sh; do
+	printf '#!/bin/sh\nexit 0\n' >"$h/scripts/$st"
+done
+for st in selftest.sh lint.sh herd-check.sh; do
+	printf '#!/bin/sh\necho "PASS stand-in %s"\necho "counts 1 0 0"\n' "$st" >"$h/scripts/$st"
+done
+mkdir -p "$tmp/hout/build/x86_64-series/arch/x86/boot"
+: >"$tmp/hout/build/x86_64-series/arch/x86/boot/bzImage"
+: >"$tmp/hout/initramfs-x86_64.cpio.gz"
+rc=0
+env OUT="$tmp/hout" RESULTS="$h/results" QEMU_CMD="$td/fake-qemu.py" FAKE_QEMU_MODE=hang \
+	FAKE_QEMU_PIDFILE="$tmp/check.pid" "$h/scripts/check.sh" >"$tmp/check.out" 2>&1 &
+b=$!
+wait_for 30 test -s "$tmp/check.pid" && sleep 1
+kill -TERM "$b" || true
+wait "$b" || rc=$?
+if [ "$rc" = 1 ] && wait_for 10 gone "$tmp/check.pid" &&
+	grep -q '^  FAIL x86_64/series ' "$tmp/check.out" &&
+	grep -q '^  FAIL harness check -- stopped by SIGTERM' "$tmp/check.out" &&
+	tail -n 1 "$tmp/check.out" | grep -qE '^[0-9]+ passed, [1-9][0-9]* failed'; then
+	ok "make check stopped mid-boot stops QEMU, fails the boot and prints its summary"
+else
+	bad "make check stopped mid-boot stops QEMU, fails the boot and prints its summary (rc=$rc: $(tail -n 3 "$tmp/check.out" | tr '\n' ';'))"
 fi
 echo "counts $p $f 0"
