@@ -153,9 +153,12 @@ judge_boot() {
 
 # The boots run in a lane of their own, in the background, once their
 # arch's kernels are built: x86_64's while arm64's kernels build, the
-# self-tests, the lint and herd7 run beside them at a lower priority (a
-# boot leaves most of a second host CPU idle, TCG runs one busy vCPU on
-# one thread). Their verdicts are taken at the end, in the lane's order.
+# self-tests, the lint and herd7 run beside them at a lower priority (most
+# of a boot keeps one vCPU busy, and TCG runs each vCPU on a host thread
+# of its own, so a second host CPU is mostly idle; the stress tests keep
+# all four busy, and the builds beside them then wait). Their verdicts
+# are taken at the end, in the lane's order. The lane is a process group
+# of its own, so that stopping it stops every boot in it.
 lane() { # lane ARCH...
 	local a b
 	for a in "$@"; do
@@ -170,15 +173,35 @@ lane() { # lane ARCH...
 	return 0
 }
 lane_pid=
-stop_lane() { # a failed build, or make check stopped: QEMU with it
+start_lane() {
+	set -m
+	lane x86_64 arm64 &
+	lane_pid=$!
+	set +m
+}
+stop_lane() { # make check stopped or failed: the boots, QEMU with them
 	[ -n "$lane_pid" ] || return 0
 	touch "$LOGS/.no-boots"
-	local kids
-	kids=$(pgrep -P "$lane_pid" || true)
-	# shellcheck disable=SC2086 # a list of PIDs
-	kill -TERM "$lane_pid" $kids 2>/dev/null || true
+	# 4-boot.sh stops its QEMU on TERM (up to about 20 s): wait for the
+	# whole group, so that no QEMU outlives make check or its lock.
+	kill -TERM -- "-$lane_pid" 2>/dev/null || true
+	for _ in $(seq 600); do
+		kill -0 -- "-$lane_pid" 2>/dev/null || break
+		sleep 0.1
+	done
 	wait "$lane_pid" 2>/dev/null || true
 	lane_pid=
+}
+# Whatever ends make check, set -e included, ends the boots too.
+trap stop_lane EXIT
+no_more_boots() { # a failed build: the boots that ran are judged
+	touch "$LOGS/.no-boots"
+	if [ -n "$lane_pid" ]; then
+		wait "$lane_pid" || true
+		lane_pid=
+	fi
+	judge_boots --ran
+	finish
 }
 judge_boots() { # judge_boots [--ran]: the verdicts of every boot (that ran)
 	local b
@@ -191,7 +214,7 @@ judge_boots() { # judge_boots [--ran]: the verdicts of every boot (that ran)
 # Stopped by a signal (Ctrl-C, a CI job's TERM): QEMU stopped, what ran
 # judged (a boot cut off fails), the summary, a non-zero status.
 stopped() {
-	trap - INT TERM
+	trap - INT TERM HUP
 	log "check: stopped by SIG$1"
 	stop_lane
 	judge_boots --ran
@@ -201,6 +224,7 @@ stopped() {
 }
 trap 'stopped INT' INT
 trap 'stopped TERM' TERM
+trap 'stopped HUP' HUP
 
 # The boots of guest/boots, then one boot of the mutants kernel for each
 # arch and command line of mutants/matrix rows that no boot there has;
@@ -227,21 +251,31 @@ nice=()
 for arch in x86_64 arm64; do
 	log "check: build $arch"
 	gate "build $arch-series" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" series |
-		tee -a "$LOGS/harness.verdict" | tally || { stop_lane; finish; }
+		tee -a "$LOGS/harness.verdict" | tally || no_more_boots
 	gate "tests $arch" "${nice[@]}" "$TOP"/scripts/3-build-tests.sh "$arch" series |
-		tee -a "$LOGS/harness.verdict" | tally || { stop_lane; finish; }
+		tee -a "$LOGS/harness.verdict" | tally || no_more_boots
 	if [ -n "$have_mutants" ]; then
 		gate "build $arch-mutants" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants |
-			tee -a "$LOGS/harness.verdict" | tally || { stop_lane; finish; }
+			tee -a "$LOGS/harness.verdict" | tally || no_more_boots
 	fi
 	touch "$LOGS/.built-$arch"
 	if [ -z "$lane_pid" ]; then
-		lane x86_64 arm64 &
-		lane_pid=$!
+		start_lane
 		nice=(nice -n 10)
 	fi
 done
 
+# stage NAME CMD...: a step that prints verdict lines and a counts line;
+# without its counts line (it died), it is one failure more.
+stage() {
+	local name=$1
+	shift
+	"${nice[@]}" "$@" | tee "$LOGS/$name.verdict" | tally || true
+	if [ "$counted" = 0 ]; then
+		printf '  FAIL harness %s -- no counts line (see %s)\n' "$name" "$LOGS/$name.verdict"
+		F=$((F + 1))
+	fi
+}
 # make test: CHECK_SKIP="selftest lint" leaves out the harness self-tests
 # and the lint (make selftest and make lint run them on their own).
 skipped() { case " ${CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -250,27 +284,32 @@ if ! skipped selftest; then
 log "check: harness self-tests"
 # Offline, and without the bisect self-test (a kernel build for a check
 # that only make lint runs: make lint runs that self-test too).
-"${nice[@]}" "$TOP"/scripts/selftest.sh | tee "$LOGS/selftest.verdict" | tally
+stage selftest "$TOP"/scripts/selftest.sh
 fi
 if ! skipped lint; then
 # The per-patch and per-configuration kernel builds of make lint (bisect,
 # variants) are whole kernels, an hour and more from an empty ccache:
 # make lint runs them, make check the rest of it.
 log "check: lint (without the bisect and variant builds: make lint)"
-"${nice[@]}" "$TOP"/scripts/lint.sh --skip "bisect variants" | tee "$LOGS/lint.verdict" | tally
+stage lint "$TOP"/scripts/lint.sh --skip "bisect variants"
 fi
 # The arm64 barrier argument, which no TCG run can show: herd7 with Arm's
 # AArch64 model (built once from Debian's source, see herd.conf) must give
 # each litmus test its expected verdict (litmus/expected).
 log "check: herd7 litmus tests"
-"${nice[@]}" "$TOP"/scripts/herd-check.sh | tee "$LOGS/herd.verdict" | tally
+stage herd "$TOP"/scripts/herd-check.sh
 
 log "check: waiting for the boots"
 wait "$lane_pid" || true
 lane_pid=
+# From here on, a signal stops make check as usual (nothing left to stop).
+trap - INT TERM HUP
 judge_boots
 if [ -n "$have_mutants" ]; then
-	"$TOP"/scripts/5-mutants.py "$TOP/mutants/matrix" "$LOGS" >"$RESULTS/mutants.md"
-	log "check: mutation matrix in results/mutants.md"
+	if "$TOP"/scripts/5-mutants.py "$TOP/mutants/matrix" "$LOGS" >"$RESULTS/mutants.md"; then
+		log "check: mutation matrix in results/mutants.md"
+	else
+		log "check: results/mutants.md not written"
+	fi
 fi
 finish
