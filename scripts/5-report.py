@@ -67,15 +67,16 @@ def with_range(m):
                                   if rng and rng[0] != rng[1] else '')
 
 
-def same_boot(a, b):
+def same_boot(a, b, digits=2):
     """a's median over b's, with the range of the per-round ratios: for
     two phases of one boot, what the host's load in that boot cancels."""
     if not a or not b or not b['value'] or a['value'] is None:
         return 'n/a'
     per = [x / y for x, y in zip(a.get('samples') or [], b.get('samples') or [])
            if x is not None and y]
-    rng = f' ({min(per):.2f}-{max(per):.2f})' if len(per) > 1 else ''
-    return f"{a['value'] / b['value']:.2f}{rng}"
+    rng = (f' ({min(per):.{digits}f}-{max(per):.{digits}f})'
+           if len(per) > 1 else '')
+    return f"{a['value'] / b['value']:.{digits}f}{rng}"
 
 
 def ratio_cell(m, name):
@@ -112,11 +113,15 @@ def scaling(ms):
            '(their range); ratios: of those medians (the range of the '
            'per-round ratios, rounds paired by index; "within noise" when '
            'that range holds 1.0). history/none: the two phases of the same '
-           'boots, which cancels most of the host\'s load.', '',
+           'boots, which cancels most of the host\'s load. floor/base: '
+           'base\'s none phase over its history phase, the same boots: the '
+           'series/base a kernel would get that sends no flush at all in the '
+           'history phase (the lowest any filter can reach here).', '',
            '| vCPUs | phase | base us | series us | series/base | '
            f'base growth vs {counts[0]} | series growth vs {counts[0]} | '
-           'targets per flush, base / series | history/none, base / series |',
-           '|---|---|---|---|---|---|---|---|---|']
+           'targets per flush, base / series | history/none, base / series | '
+           'floor/base |',
+           '|---|---|---|---|---|---|---|---|---|---|']
     for v in counts:
         g = f'{v}/{counts[0]}'
         for ph in ('history', 'none'):
@@ -124,8 +129,11 @@ def scaling(ms):
             s = get(f'hvscale_iter_median_{ph}', 'series', v)
             if not b and not s:
                 continue
-            tg = hn = ''
+            tg = hn = fb = ''
             if ph == 'history':
+                fb = same_boot(get('hvscale_iter_median_none', 'base', v),
+                               get('hvscale_iter_median_history', 'base', v),
+                               digits=3)
                 tb = get('hvscale_targets_per_flush_history', 'base', v)
                 ts = get('hvscale_targets_per_flush_history', 'series', v)
                 tg = f'{with_range(tb)} / {with_range(ts)}'
@@ -134,7 +142,7 @@ def scaling(ms):
                                 for k in ('base', 'series'))
             out.append(f'| {v} | {ph} | {with_range(b)} | {with_range(s)} | '
                        f"{ratio_cell(s, 'series/base')} | {ratio_cell(b, g)} | "
-                       f'{ratio_cell(s, g)} | {tg} | {hn} |')
+                       f'{ratio_cell(s, g)} | {tg} | {hn} | {fb} |')
     return '\n'.join(out) + '\n'
 
 
