@@ -61,8 +61,11 @@ verdict() {
 		tee "$vf" | tally || true
 	# A verdict without its counts line is a failure, not the end of make
 	# check without a summary.
+	counted_or_fail "$tag results" "5-results.py gave no counts (see $logf)"
+}
+counted_or_fail() { # counted_or_fail WHAT WHY: after tally, no counts line is a FAIL
 	if [ "$counted" = 0 ]; then
-		printf '  FAIL %s results -- 5-results.py gave no counts (see %s)\n' "$tag" "$logf"
+		printf '  FAIL %s -- %s\n' "$1" "$2"
 		F=$((F + 1))
 	fi
 }
@@ -175,7 +178,7 @@ lane() { # lane ARCH...
 lane_pid=
 start_lane() {
 	set -m
-	lane x86_64 arm64 &
+	lane "${arches[@]}" &
 	lane_pid=$!
 	set +m
 }
@@ -229,6 +232,7 @@ trap 'stopped HUP' HUP
 # The boots of guest/boots, then one boot of the mutants kernel for each
 # arch and command line of mutants/matrix rows that no boot there has;
 # x86_64's first, then arm64's (the lane's order).
+arches=(x86_64 arm64)
 mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots")
 mapfile -t groups < <(matrix_rows | cut -d'|' -f1,2 | uniq)
 have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
@@ -238,7 +242,7 @@ for g in "${groups[@]}"; do
 		boots+=("$arch/mutants${append:+/${append// /_}}|$arch|mutants|||$append|")
 done
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
-mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep '^[^|]*|x86_64|'; printf '%s\n' "${boots[@]}" | grep '^[^|]*|arm64|')
+mapfile -t boots < <(for a in "${arches[@]}"; do printf '%s\n' "${boots[@]}" | grep "^[^|]*|$a|"; done)
 
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || finish
@@ -248,7 +252,7 @@ gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || f
 # x86_64's boots start once its kernels are built; from then on the
 # builds and checks here run at a lower priority than the boots.
 nice=()
-for arch in x86_64 arm64; do
+for arch in "${arches[@]}"; do
 	log "check: build $arch"
 	gate "build $arch-series" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" series |
 		tee -a "$LOGS/harness.verdict" | tally || no_more_boots
@@ -271,10 +275,7 @@ stage() {
 	local name=$1
 	shift
 	"${nice[@]}" "$@" | tee "$LOGS/$name.verdict" | tally || true
-	if [ "$counted" = 0 ]; then
-		printf '  FAIL harness %s -- no counts line (see %s)\n' "$name" "$LOGS/$name.verdict"
-		F=$((F + 1))
-	fi
+	counted_or_fail "harness $name" "no counts line (see $LOGS/$name.verdict)"
 }
 # make test: CHECK_SKIP="selftest lint" leaves out the harness self-tests
 # and the lint (make selftest and make lint run them on their own).
