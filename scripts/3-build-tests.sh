@@ -21,13 +21,16 @@ log "tests $arch: headers"
 kmake "$bdir" "$arch" INSTALL_HDR_PATH="$tdir/hdr" headers_install >/dev/null
 
 # Binaries named by guest/tests.list: an id mm.* or kvm.* says which
-# selftest directory builds it, the command's first ./word names the binary.
-mm=() kvm=()
+# selftest directory builds it, bench.* that it is the harness's own
+# guest/bench/NAME.c (benchmarks, not tests); the command's first ./word
+# names the binary.
+mm=() kvm=() bench=()
 while IFS='|' read -r id _ _ cmd; do
 	bin=$(grep -o '\./[A-Za-z0-9_-]*' <<<"$cmd" | head -n 1 | cut -c3-)
 	case $id in
 	mm.*) mm+=("$tdir/mm/$bin") ;;
 	kvm.*) [ "$arch" = x86_64 ] && kvm+=("$tdir/kvm/x86/$bin") ;;
+	bench.*) bench+=("$bin") ;;
 	esac
 done < <(grep -v '^#' "$TOP/guest/tests.list")
 mapfile -t mm < <(printf '%s\n' "${mm[@]}" | sort -u)
@@ -44,6 +47,13 @@ mkdir -p "$tdir/mm" "$tdir/kvm"
 [ ${#mm[@]} -eq 0 ] || sel mm "${mm[@]}"
 [ ${#kvm[@]} -eq 0 ] || sel kvm "${kvm[@]}"
 cp "${mm[@]}" "${kvm[@]}" "$tdir/bin/"
+mkdir -p "$tdir/bench"
+for b in $(printf '%s\n' "${bench[@]}" | sort -u); do
+	ccache "${cc}gcc" -O2 -Wall -static -pthread -o "$tdir/bench/$b" \
+		"$TOP/guest/bench/$b.c" >"$tdir/bench/$b.log" 2>&1 ||
+		{ cat "$tdir/bench/$b.log" >&2; die "tests $arch: guest/bench/$b.c failed to build"; }
+	cp "$tdir/bench/$b" "$tdir/bin/"
+done
 
 # Debian's busybox-static for the guest arch.
 deb_arch=${arch/x86_64/amd64}

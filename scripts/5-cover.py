@@ -21,6 +21,18 @@ def fmt(v, digits=3):
     return '-' if v is None else f'{v:.{digits}f}'
 
 
+def rfmt(m, name):
+    """A ratio with, when it was taken round by round, the rounds' range."""
+    if not m or m['ratios'].get(name) is None:
+        return '-'
+    rng = m.get('ratio_range', {}).get(name)
+    if not rng:
+        return fmt(m['ratios'][name])
+    noise = ', within noise' if m['within_noise'][name] else ''
+    return (f"{fmt(m['ratios'][name])} (rounds {rng[0]:.3f}-{rng[1]:.3f}, "
+            f"n={len(m['ratio_rounds'][name])}{noise})")
+
+
 def main():
     ms = json.load(open(sys.argv[1]))
     out = ['Results (make bench, QEMU TCG; series/base ratios, lower is faster;',
@@ -59,25 +71,40 @@ def main():
                    path='native', vcpus=4)
     s1 = arm('series', 'median_single_cpu')
     if s1:
-        fl, ba = arm('floor', 'median_single_cpu'), arm('base', 'median_single_cpu')
+        fl = arm('floor', 'median_single_cpu')
+        n = len(s1.get('samples') or [1])
         out.append('  arm64, 4 vCPUs, mprotect()+mprotect()+write, median per iteration; kernels')
-        out.append('  without lockdep and DEBUG_VM; one CPU: fastest of the repeated runs,')
-        out.append('  threads: median of all runs')
-        out.append(f"    one CPU only: series/base {fmt(s1['ratios'].get('series/base'))}, "
-                   f"series/floor {fmt(s1['ratios'].get('series/floor'))}")
-        if fl and ba and ba['value']:
-            out.append(f"      (floor: a test-only kernel whose user TLBIs are all local;"
-                       f" floor/base {fmt(fl['value'] / ba['value'])})")
+        out.append('  without lockdep and DEBUG_VM; base, series and floor boot in turn,')
+        out.append(f'  {n} rounds, ratios taken round by round; in a boot, one CPU: fastest')
+        out.append('  of the repeated runs, threads: median of all runs')
+        out.append(f"    one CPU only: series/base {rfmt(s1, 'series/base')},")
+        out.append(f"      series/floor {rfmt(s1, 'series/floor')}")
+        if fl:
+            out.append('      (floor: a test-only kernel whose user TLBIs are all local;')
+            out.append(f"      floor/base {rfmt(fl, 'floor/base')})")
         for q, what in (('median_threaded', 'one thread on each of 4 CPUs'),
                         ('median_threaded2', 'one thread on each of 2 CPUs')):
             th = arm('series', q)
             if th:
-                out.append(f"    {what}: series/base {fmt(th['ratios'].get('series/base'))}")
+                out.append(f"    {what}: series/base {rfmt(th, 'series/base')}")
         bc = get(ms, metric='broadcast_flush_per_iter_single_cpu', arch='arm64',
                  kernel='series')
         if bc:
             out.append(f"    broadcast user TLB flushes per iteration, one CPU "
                        f"only: series {fmt(bc['value'], 2)}")
+        cs = [(w, get(ms, metric=f'ctxsw_ns_per_switch_{m}', arch='arm64',
+                      kernel='series', path='native', vcpus=4))
+              for m, w in (('procs-only', 'two processes on one CPU, mms on that CPU only'),
+                           ('procs-many', 'two processes on one CPU, mms "many"'),
+                           ('threads', 'two threads of one mm on one CPU'),
+                           ('procs-2cpu', 'two processes on two CPUs'),
+                           ('threads-2cpu', 'two threads of one mm on two CPUs'))]
+        if any(c for _, c in cs):
+            out.append('    context switch (pipe ping-pong), time per switch:')
+            for w, c in cs:
+                if c:
+                    out.append(f'      {w}:')
+                    out.append(f"        series/base {rfmt(c, 'series/base')}")
         out.append('')
     paths = (('npt1', 'L0 on NPT'), ('npt1-nested-npt', 'L0 on NPT, L1 on nested NPT'),
              ('npt0', 'L0 on shadow paging'))

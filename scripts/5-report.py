@@ -156,10 +156,12 @@ def main():
         # ratios it computed stay unless recomputed here.
         ratios = dict(m.get('ratios', {}))
         if m['kernel'] != 'base':
+            # series/base, floor/base, counting/base: named by the kernel
+            name = f"{m['kernel']}/base"
             b = idx.get(key(m, kernel='base'))
-            if b and b['value']:
-                ratios['series/base'] = round(m['value'] / b['value'], 4)
-                spread(m, b, 'series/base')
+            if b and b['value'] and m['value'] is not None:
+                ratios[name] = round(m['value'] / b['value'], 4)
+                spread(m, b, name)
         for name, ref in m.get('ratio_to', {}).items():
             o = idx.get(key(m, **ref))
             if o and o['value'] and m['value'] is not None:

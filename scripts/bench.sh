@@ -198,39 +198,53 @@ fi
 # arm64: mprotect() loops in a process that has only run on one CPU, on
 # base, series and the always-local test-only kernel (the floor: what the
 # loop costs when no user TLBI is broadcast), with the broadcasts during
-# the loop; and one thread per CPU (all 4, and 2 of them), where the series
-# must broadcast as base does. The three kernels boot in turn, ARM64_ROUNDS
-# times, and each boot repeats every loop. The single-CPU runs' medians
-# fall in two groups about 1.7x apart on every kernel alike (QEMU or host
-# state, not the guest: counts are equal in both), so a kernel's figure
-# is its fastest run's median. The threaded runs contend for mmap_lock, and
-# a vCPU holding it can be preempted by the host: their figure is the
-# median of all runs' medians.
+# the loop; one thread per CPU (all 4, and 2 of them), where the series
+# must broadcast as base does; and the context-switch cost (bench.ctxsw:
+# the DSB ISH the series adds to a switch into an mm recorded as "many").
+# The three kernels boot in turn, ARM64_ROUNDS (5) times; a kernel's value
+# is the median of its rounds, and the ratios are taken round by round.
+# Within a boot each loop repeats: the single-CPU runs' medians fall in two
+# groups about 1.7x apart on every kernel alike (QEMU or host state, not
+# the guest: counts are equal in both), so a boot's figure is its fastest
+# run's median. The threaded runs contend for mmap_lock, and a vCPU holding
+# it can be preempted by the host: a boot's figure is the median of its
+# runs' medians, as it is for ctxsw's repeats.
 if section arm64; then
-rounds=$(seq "${ARM64_ROUNDS:-3}")
+rounds=$(seq "${ARM64_ROUNDS:-5}")
 for r in $rounds; do
 	for k in base series floor; do
 		kb=$([ $k = floor ] && echo mutants || echo $k)
 		opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
 		boot arm64 "arm64-$kb-perf" "arm64-$k-local-$r" --append "$opt" \
-			--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2
+			--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2,bench.ctxsw
 	done
 done
+per_round() { # per_round KERNEL TEST MATCH KEY HOW: one value per round
+	local r
+	for r in $rounds; do
+		metric "$LOGS/arm64-$1-local-$r.log" "$2" "$3" "$4" "$5"
+	done
+}
 for k in base series floor; do
-	lg=$(for r in $rounds; do printf '%s,' "$LOGS/arm64-$k-local-$r.log"; done)
-	lg=${lg%,}
+	rto=$([ $k = series ] && echo '{"series/floor": {"kernel": "floor"}}' || true)
 	for q in median p90; do
-		emit "mprotect_iter_${q}_single_cpu" arm64 $k native 4 \
-			"$(metric "$lg" mm.tlb_local_flush_single "single_cpu:time per iteration" $q min)" us \
-			"$([ $k = series ] && echo '{"series/floor": {"kernel": "floor"}}')"
+		emit_samples ${rto:+--ratio-to "$rto"} "mprotect_iter_${q}_single_cpu" \
+			arm64 $k native 4 us $(per_round $k mm.tlb_local_flush_single \
+				"single_cpu:time per iteration" $q min)
 	done
 	# Without CONFIG_DEBUG_TLBFLUSH (base) there is no count.
-	n=$(metric "$lg" mm.tlb_local_flush_single "single_cpu:" "broadcast flushes" median)
-	emit broadcast_flush_per_iter_single_cpu arm64 $k native 4 \
-		"$(python3 -c "print(round($n / 2000, 4) if '$n' != 'null' else 'null')")" count
+	vals=()
+	for n in $(per_round $k mm.tlb_local_flush_single "single_cpu:" "broadcast flushes" median); do
+		vals+=("$(python3 -c "print(round($n / 2000, 4) if '$n' != 'null' else 'null')")")
+	done
+	emit_samples broadcast_flush_per_iter_single_cpu arm64 $k native 4 count "${vals[@]}"
 	for t in threaded threaded2; do
-		emit "mprotect_iter_median_$t" arm64 $k native 4 \
-			"$(metric "$lg" mm.tlb_local_flush_$t "threaded:time per iteration" median median)" us
+		emit_samples "mprotect_iter_median_$t" arm64 $k native 4 us \
+			$(per_round $k mm.tlb_local_flush_$t "threaded:time per iteration" median median)
+	done
+	for m in procs-only procs-many threads procs-2cpu threads-2cpu; do
+		emit_samples "ctxsw_ns_per_switch_$m" arm64 $k native 4 ns \
+			$(per_round $k bench.ctxsw "mode=$m ns_per_switch" ns_per_switch median)
 	done
 done
 fi

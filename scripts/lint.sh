@@ -186,7 +186,7 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 		# Single objects only need the build dir prepared at REF.
 		BUILD_NAME=$arch-bisect TARGET=prepare \
 			"$TOP"/scripts/3-build-kernel.sh "$arch" "$ref" >/dev/null 2>&1 || true
-		for f in $(kernel_files base series | grep '\.c$'); do
+		for f in $(grep '\.c$' <<<"$touched"); do
 			obj=${f%.c}.o
 			# Only what this arch's config builds (the tip's bisect build).
 			linked "$OUT/build/$arch-bisect" "$obj" || continue
@@ -195,7 +195,7 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 		done
 	done
 	flock "$OUT/src.lock" git -C "$OUT/src" checkout -q --detach -f "$ref"
-	for f in $(kernel_files base series | grep -E '\.[ch]$'); do
+	for f in $(grep -E '\.[ch]$' <<<"$touched"); do
 		[ -f "$OUT/src/$f" ] || continue
 		"$OUT"/src/scripts/kernel-doc -none "$OUT/src/$f" 2>&1 | warnset >"$dir/kdoc-${f//\//_}" || true
 	done
@@ -205,6 +205,8 @@ if { want sparse || want kdoc; } && [ -n "$steps" ]; then
 	# builds the pinned newer Debian source package when needed.
 	SPARSE=$("$TOP"/scripts/sparse.sh) || { bad "sparse: no usable sparse"; SPARSE=; }
 	rm -rf "$OUT/lint"
+	# The kernel files the series touches, analysed at both ends.
+	touched=$(kernel_files base series)
 	analyse series "$OUT/lint/series"
 	# The base's warnings depend only on what goes into this key: they
 	# are kept in the download cache, so that a warm run analyses the
@@ -213,9 +215,9 @@ if { want sparse || want kdoc; } && [ -n "$steps" ]; then
 		git -C "$TREE" rev-parse base
 		sha256sum ${SPARSE:+"$SPARSE"} "$TOP"/configs/*.config "$TOP/scripts/lint.sh" |
 			cut -d' ' -f1
-		kernel_files base series
+		echo "$touched"
 		for arch in x86_64 arm64; do
-			for f in $(kernel_files base series | grep '\.c$'); do
+			for f in $(grep '\.c$' <<<"$touched"); do
 				! linked "$OUT/build/$arch-bisect" "${f%.c}.o" || echo "$arch $f"
 			done
 		done
