@@ -35,10 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define WARMUP	1000
-
 static int ping[2], pong[2];	/* to the echo task, and back */
-static long round_trips = 20000;
+static long round_trips = 2000;
 
 static void pin(int cpu)
 {
@@ -108,7 +106,7 @@ static double one_repeat(void)
 	double t0;
 	long i;
 
-	for (i = 0; i < WARMUP; i++)
+	for (i = 0; i < round_trips / 10 + 1; i++)	/* warm-up */
 		xfer(pong[0], ping[1]);
 	t0 = now_ns();
 	for (i = 0; i < round_trips; i++)
@@ -126,7 +124,7 @@ static int cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	const char *mode = NULL;
-	int repeats = 7, opt, i;
+	int repeats = 5, opt, i;
 	int procs, many = 0, echo_cpu = 0;
 	double *ns;
 	pthread_t t;
