@@ -99,6 +99,11 @@ def main():
                            ('threads', 'two threads of one mm on one CPU'),
                            ('procs-2cpu', 'two processes on two CPUs'),
                            ('threads-2cpu', 'two threads of one mm on two CPUs'))]
+        mo = get(ms, metric='ctxsw_many_over_only', arch='arm64', kernel='series',
+                 path='native', vcpus=4)
+        if mo:
+            out.append('    context switch, "many" over "this CPU only" in the same boot:')
+            out.append(f"        series/base {rfmt(mo, 'series/base')}")
         if any(c for _, c in cs):
             out.append('    context switch (pipe ping-pong), time per switch:')
             for w, c in cs:
