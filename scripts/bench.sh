@@ -206,7 +206,7 @@ fi
 # loop costs when no user TLBI is broadcast), with the broadcasts during
 # the loop; one thread per CPU (all 4, and 2 of them), where the series
 # must broadcast as base does; and the context-switch cost (bench.ctxsw:
-# the DSB ISH the series adds to a switch into an mm recorded as "many").
+# the DSB the series adds to a switch into an mm recorded as "many").
 # The three kernels boot in turn, ARM64_ROUNDS (5) times; a kernel's value
 # is the median of its rounds, and the ratios are taken round by round.
 # Within a boot each loop repeats: the single-CPU runs' medians fall in two

@@ -11,7 +11,7 @@
  *                 series each mm is recorded as active on CPU 0 alone
  *   procs-many    the same, after each process has also run a thread on
  *                 CPU 1: both mms are recorded as "many", and with the
- *                 series every switch into one of them issues a DSB ISH
+ *                 series every switch into one of them issues a DSB
  *   threads       two threads of one process on CPU 0: no mm switch
  *   procs-2cpu    two processes, one on CPU 0 and one on CPU 1: each CPU
  *                 goes idle and wakes its task again, and idle keeps the
