@@ -12,13 +12,22 @@ src=$OUT/src
 cc=$(cross_compile "$arch")
 [ -f "$bdir/.config" ] || die "no kernel build $bdir: build the kernel first"
 
-exec 9>"$OUT/src.lock"
-flock 9
-git -C "$src" checkout -q --detach -f "$ref"
-
-mkdir -p "$tdir/bin"
+# Restored from the build cache ($CACHE/ktests, the last build of any
+# clone) when this clone has none: make then rebuilds what differs in
+# content (src_checkout in lib.sh).
+tcache=$CACHE/ktests/$arch
+if [ ! -d "$tdir" ] && [ "${KBUILD_CACHE:-1}" = 1 ] && cache_get "$tdir" "$tcache"; then
+	log "tests $arch: from the build cache"
+fi
+# The uapi headers come from the kernel build dir: the sources as that
+# dir sees them (nothing changed, it was just built), then as the
+# selftests' dir does.
+src_checkout "$ref" "$bdir"
 log "tests $arch: headers"
 kmake "$bdir" "$arch" INSTALL_HDR_PATH="$tdir/hdr" headers_install >/dev/null
+src_checkout "$ref" "$tdir"
+
+mkdir -p "$tdir/bin"
 
 # Binaries named by guest/tests.list: an id mm.* or kvm.* says which
 # selftest directory builds it, bench.* that it is the harness's own
@@ -54,6 +63,11 @@ for b in $(printf '%s\n' "${bench[@]}" | sort -u); do
 		{ cat "$tdir/bench/$b.log" >&2; die "tests $arch: guest/bench/$b.c failed to build"; }
 	cp "$tdir/bench/$b" "$tdir/bin/"
 done
+
+src_built "$tdir"
+if [ "${KBUILD_CACHE:-1}" = 1 ] && ! cmp -s "$tdir/.tree" "$tcache/.tree"; then
+	cache_put "$tdir" "$tcache"
+fi
 
 # Debian's busybox-static for the guest arch.
 deb_arch=${arch/x86_64/amd64}

@@ -51,6 +51,111 @@ git_am() { # git am with the committer pinned (date = author date)
 		git am -q -3 --committer-date-is-author-date "$@"
 }
 
+# The build source $OUT/src is shared by every kernel and test build,
+# each at its own ref. It is a plain directory that src_checkout fills
+# from the tree ($TREE) with git archive, writing only the files that
+# differ from the ref it last held (no git index: one would rehash every
+# file after the mtime changes below). Whether something must be rebuilt
+# is decided by content, not by when a file was written: src_checkout REF
+# DIR gives every source file an old mtime, and the current time to the
+# files whose content differs from what DIR was last fully built from
+# (DIR/.tree, recorded by src_built) or that a build since may have
+# compiled (DIR/.dirty: a failed or partial build). A build dir seeded
+# from another ref's, or restored from the build cache by another clone,
+# then recompiles what differs and nothing else, whichever refs were
+# checked out in between. Holds the source lock (fd 9) until the caller
+# exits. Edit the tree, never $OUT/src.
+SRC_OLD_MTIME=@978307200 # 2001-01-01, older than any build output
+src_fill() { # src_fill REF: $OUT/src holds REF's files
+	local src=$OUT/src want have list
+	want=$(git -C "$TREE" rev-parse "$1^{tree}")
+	have=$(cat "$src/.src-tree" 2>/dev/null || true)
+	[ "$have" = "$want" ] && return 0
+	mkdir -p "$src"
+	# Cut off half-way, the directory holds neither ref: say so first.
+	rm -f "$src/.src-tree"
+	if [ -n "$have" ] && git -C "$TREE" cat-file -e "$have^{tree}" 2>/dev/null; then
+		# Only what differs: deleted files go, the others are written.
+		list=$src/.src-list
+		git -C "$TREE" -c core.quotePath=false diff --name-only --no-renames \
+			--diff-filter=D "$have" "$want" >"$list"
+		(cd "$src" && xargs -d '\n' -r rm -f <"$list")
+		git -C "$TREE" -c core.quotePath=false diff --name-only --no-renames \
+			--diff-filter=d "$have" "$want" >"$list"
+		if [ -s "$list" ]; then
+			xargs -d '\n' git -C "$TREE" --literal-pathspecs archive --format=tar "$want" -- <"$list" |
+				tar -x -i -C "$src"
+		fi
+		rm -f "$list"
+	else
+		# New, or from a tree that is gone: all of it, build dirs kept.
+		find "$src" -mindepth 1 -maxdepth 1 ! -name '.build-*' -exec rm -rf {} +
+		git -C "$TREE" archive --format=tar "$want" | tar -x -C "$src"
+	fi
+	echo "$want" >"$src/.src-tree"
+}
+src_checkout() {
+	local ref=$1 dir=$2
+	if [ "${SRC_LOCKED:-}" != "$BASHPID" ]; then
+		exec 9>"$OUT/src.lock"
+		flock 9
+		SRC_LOCKED=$BASHPID
+	fi
+	src_fill "$ref"
+	mkdir -p "$dir"
+	git -C "$TREE" -c core.quotePath=false ls-tree -r "$ref" >"$dir/.tree.new"
+	{
+		if [ -f "$dir/.tree" ]; then
+			# diff: 1 when the trees differ, 2 on an error.
+			diff "$dir/.tree" "$dir/.tree.new" >"$dir/.tree.diff" || [ $? = 1 ]
+			sed -n 's/^[<>] [^\t]*\t//p' "$dir/.tree.diff"
+			rm -f "$dir/.tree.diff"
+		else
+			cut -f2- "$dir/.tree.new"
+		fi
+		cat "$dir/.dirty" 2>/dev/null || true
+	} | sort -u >"$dir/.changed"
+	# Until a full build succeeds, what changed stays changed.
+	cp "$dir/.changed" "$dir/.dirty"
+	(cd "$OUT/src" &&
+		cut -f2- "$dir/.tree.new" | xargs -d '\n' touch -h -m -c -d "$SRC_OLD_MTIME" &&
+		xargs -d '\n' -r touch -h -m -c <"$dir/.changed")
+}
+# The build cache ($CACHE/kbuild, $CACHE/ktests): cache_get DIR ENTRY
+# copies ENTRY to DIR (false if there is none), cache_put DIR ENTRY keeps
+# a copy of DIR as ENTRY; best effort (a full disk only logs). A lock per
+# entry (shared to read, exclusive to write) and a private tmp dir keep
+# two clones from seeing or publishing half a copy.
+cache_get() {
+	local dir=$1 entry=$2 tmp
+	[ -f "$entry/.tree" ] || return 1
+	mkdir -p "$(dirname "$dir")"
+	tmp=$(mktemp -d "$dir.XXXXXX")
+	if flock -s "$entry.lock" cp -a "$entry/." "$tmp/"; then
+		mv "$tmp" "$dir"
+	else
+		rm -rf "$tmp"
+		return 1
+	fi
+}
+cache_put() {
+	local dir=$1 entry=$2 tmp
+	mkdir -p "$(dirname "$entry")"
+	tmp=$(mktemp -d "$entry.XXXXXX") || return 0
+	if cp -a "$dir/." "$tmp/" 2>/dev/null; then
+		flock "$entry.lock" sh -c 'rm -rf "$1.old"; [ ! -d "$1" ] || mv "$1" "$1.old"; mv "$2" "$1"; rm -rf "$1.old"' _ "$entry" "$tmp" ||
+			log "cache: could not keep $(basename "$entry")"
+	else
+		log "cache: could not keep $(basename "$entry") (disk full?)"
+	fi
+	rm -rf "$tmp"
+}
+
+src_built() { # src_built DIR: DIR now holds what the checked-out ref builds
+	mv "$1/.tree.new" "$1/.tree"
+	rm -f "$1/.dirty" "$1/.changed"
+}
+
 # make in the kernel source worktree for build dir $1 and arch $2, with the
 # same compiler settings everywhere: a different HOSTCC would rebuild fixdep
 # and with it every object.
@@ -58,15 +163,24 @@ kmake() {
 	local bdir=$1 arch=$2 cc
 	cc=$(cross_compile "$arch")
 	shift 2
+	# Depend mode: the cache key is the source, the headers the compiler
+	# read (kbuild's -MMD list) and the flags, so a miss runs the compiler
+	# once, not the preprocessor and then the compiler (about 15% of a
+	# cold build here). A header change misses even where preprocessing
+	# would show it irrelevant: no kernel built here relies on that.
+	CCACHE_DEPEND=${CCACHE_DEPEND:-1} \
 	CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G} \
 		make -s -C "$OUT/src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
 		CC="ccache ${cc}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
 }
 
-lock_out() { # one make check, bench or repro at a time per $OUT
+lock_out() { # one make check, bench, repro or lint at a time per $OUT
+	# (a step that make check runs, lint, holds its lock already)
+	[ "${HARNESS_LOCKED:-}" = "$OUT" ] && return 0
 	mkdir -p "$OUT"
 	exec 8>"$OUT/harness.lock"
-	flock -n 8 || die "another make check, bench or repro is using $OUT (lock $OUT/harness.lock)"
+	flock -n 8 || die "another make check, bench, repro or lint is using $OUT (lock $OUT/harness.lock)"
+	export HARNESS_LOCKED=$OUT
 }
 
 ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list

@@ -13,6 +13,7 @@
 # --skip "CHECK ..." (make check skips "bisect variants")
 . "$(dirname "$0")/lib.sh"
 
+lock_out
 pdir=$TOP/patches only= skip= range=base..series
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -99,14 +100,14 @@ if want bisect; then
 				continue
 			fi
 			t=$(date +%s) bdir=$OUT/build/$arch-bisect
-			mkdir -p "$bdir" && touch "$bdir/.step-start"
+			touch "$OUT/.bisect-step-start"
 			if BUILD_NAME=$arch-bisect TARGET=vmlinux \
 				"$TOP"/scripts/3-build-kernel.sh "$arch" "$c" >/dev/null 2>"$OUT/lint-bisect.err"; then
 				# What this step compiled, and proof that it linked:
 				# objects newer than the step's start need a newer
 				# vmlinux.
-				nobj=$(find "$bdir" -name '*.o' -newer "$bdir/.step-start" | wc -l)
-				if [ "$nobj" -gt 0 ] && ! [ "$bdir/vmlinux" -nt "$bdir/.step-start" ]; then
+				nobj=$(find "$bdir/" -name '*.o' -newer "$OUT/.bisect-step-start" | wc -l)
+				if [ "$nobj" -gt 0 ] && ! [ "$bdir/vmlinux" -nt "$OUT/.bisect-step-start" ]; then
 					res=("FAIL bisect $arch [$i] $subj: $nobj objects compiled, vmlinux not linked" "${res[@]}")
 				else
 					res=("PASS bisect $arch [$i] $subj ($(($(date +%s) - t))s, $nobj objects)" "${res[@]}")
@@ -178,23 +179,41 @@ fi
 # sparse and kernel-doc: warnings on the touched files at base and at the
 # tip of the series, line numbers stripped; anything new fails.
 warnset() { sed -E 's/:[0-9]+(:[0-9]+)?:/:/' | sort -u; }
+# The build dir whose vmlinux says which touched files ARCH's config
+# builds: the series build that make check has made, else the bisect dir.
+cfgdir() {
+	if [ -f "$OUT/build/$1-series/.tree" ]; then
+		echo "$OUT/build/$1-series"
+	else
+		echo "$OUT/build/$1-bisect"
+	fi
+}
 analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
-	local ref=$1 dir=$2 arch f obj
+	local ref=$1 dir=$2 arch f obj adir
 	mkdir -p "$dir"
 	for arch in x86_64 arm64; do
 		[ -n "$SPARSE" ] || continue
-		# Single objects only need the build dir prepared at REF.
-		BUILD_NAME=$arch-bisect TARGET=prepare \
-			"$TOP"/scripts/3-build-kernel.sh "$arch" "$ref" >/dev/null 2>&1 || true
+		adir=$OUT/build/$arch-bisect
+		if [ "$ref" = series ] && [ "$(cfgdir "$arch")" != "$adir" ]; then
+			# The series build serves as it is: its objects are up to
+			# date (src_checkout finds nothing changed), so C=2 below
+			# runs sparse and compiles nothing.
+			adir=$(cd "$OUT/build/$arch-series" && pwd -P)
+			(src_checkout series "$adir")
+		else
+			# Single objects only need the build dir prepared at REF.
+			BUILD_NAME=$arch-bisect TARGET=prepare \
+				"$TOP"/scripts/3-build-kernel.sh "$arch" "$ref" >/dev/null 2>&1 || true
+		fi
 		for f in $(grep '\.c$' <<<"$touched"); do
 			obj=${f%.c}.o
-			# Only what this arch's config builds (the tip's bisect build).
-			linked "$OUT/build/$arch-bisect" "$obj" || continue
+			# Only what this arch's config builds.
+			linked "$(cfgdir "$arch")" "$obj" || continue
 			[ -f "$OUT/src/$f" ] || continue
-			kmake "$OUT/build/$arch-bisect" "$arch" C=2 CHECK="$SPARSE" "$obj" 2>&1 | grep -E 'warning|error' | grep -F "/$f:" | warnset >"$dir/sparse-$arch-${f//\//_}" || true
+			kmake "$adir" "$arch" C=2 CHECK="$SPARSE" "$obj" 2>&1 | grep -E 'warning|error' | grep -F "/$f:" | warnset >"$dir/sparse-$arch-${f//\//_}" || true
 		done
 	done
-	flock "$OUT/src.lock" git -C "$OUT/src" checkout -q --detach -f "$ref"
+	(exec 9>"$OUT/src.lock" && flock 9 && src_fill "$ref")
 	for f in $(grep -E '\.[ch]$' <<<"$touched"); do
 		[ -f "$OUT/src/$f" ] || continue
 		"$OUT"/src/scripts/kernel-doc -none "$OUT/src/$f" 2>&1 | warnset >"$dir/kdoc-${f//\//_}" || true
@@ -213,12 +232,12 @@ if { want sparse || want kdoc; } && [ -n "$steps" ]; then
 	# series alone (half of this step's time).
 	key=$({
 		git -C "$TREE" rev-parse base
-		sha256sum ${SPARSE:+"$SPARSE"} "$TOP"/configs/*.config "$TOP/scripts/lint.sh" |
+		sha256sum ${SPARSE:+"$SPARSE"} "$TOP"/configs/*.config "$TOP/scripts/lint.sh" "$TOP/scripts/lib.sh" |
 			cut -d' ' -f1
 		echo "$touched"
 		for arch in x86_64 arm64; do
 			for f in $(grep '\.c$' <<<"$touched"); do
-				! linked "$OUT/build/$arch-bisect" "${f%.c}.o" || echo "$arch $f"
+				! linked "$(cfgdir "$arch")" "${f%.c}.o" || echo "$arch $f"
 			done
 		done
 	} | sha256sum | cut -c1-16)

@@ -234,6 +234,41 @@ else
 	bad "5-kcidb.py turns recorded verdicts into the recorded KCIDB JSON"
 fi
 
+# 7d. src_checkout (lib.sh) decides what a build dir must rebuild by
+#     content: after a full build only the files that differ from it are
+#     newer than its objects; a file changed for a build that failed stays
+#     newer until a build succeeds, even when the next ref has it as the
+#     built one had. And $OUT/src holds each ref's files, deletions too.
+sc=$tmp/sc
+mkdir -p "$sc/linux" "$sc/d"
+(
+	cd "$sc/linux" && git init -q && git config user.email t@t && git config user.name t
+	printf 'a\n' >a.c && printf 'h1\n' >b.h && printf 'c\n' >c.c && git add . && git commit -qm A && git tag A
+	printf 'h2\n' >b.h && git rm -q c.c && git commit -qam B && git tag B
+	git rm -q a.c && git commit -qm C && git tag C
+)
+newer() { # the files of $sc/src newer than 2001, sorted, on one line
+	(cd "$sc/src" && find . -type f ! -name .src-tree -newermt 2001-01-02 |
+		sed 's|^\./||' | sort | paste -sd' ')
+}
+# (set -e, as in the build scripts: a step that fails ends the list.)
+r=$( (
+	set -e
+	OUT=$sc TREE=$sc/linux
+	src_checkout A "$sc/d"; echo "fresh:$(newer)"; src_built "$sc/d"
+	src_checkout A "$sc/d"; echo "same:$(newer)"
+	src_checkout B "$sc/d"; echo "B-failed:$(newer);$(cat "$sc/src/b.h")$(ls "$sc/src" | paste -sd,)"
+	src_checkout A "$sc/d"; echo "back:$(newer);$(cat "$sc/src/b.h")$(ls "$sc/src" | paste -sd,)"; src_built "$sc/d"
+	src_checkout A "$sc/d"; echo "built:$(newer)"
+	src_checkout B "$sc/d"; src_checkout C "$sc/d"; echo "deleted only:$(ls "$sc/src" | paste -sd,)"
+) 2>&1 | paste -sd'|' || true)
+want='fresh:a.c b.h c.c|same:|B-failed:b.h;h2a.c,b.h|back:b.h c.c;h1a.c,b.h,c.c|built:|deleted only:b.h'
+if [ "$r" = "$want" ]; then
+	ok "src_checkout: REF's files; only what differs from the last full build, or from a failed one, is newer"
+else
+	bad "src_checkout: got '$r', want '$want'"
+fi
+
 # 8. 4-boot.sh's silence watchdog, with no kernel: QEMU_CMD runs a fake
 #    QEMU (testdata/fake-qemu.py) that serves the monitor socket.
 mkdir -p "$tmp/out/build/x86_64-fake/arch/x86/boot"
@@ -345,7 +380,7 @@ cp -a "$TOP/scripts" "$TOP/base.conf" "$h/"
 cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$h/guest/"
 echo 'x86_64/series|x86_64|series||||' >"$h/guest/boots"
 : >"$h/mutants/matrix"
-for st in 2-tree.sh 3-build-kernel.sh 3-build-tests.sh; do
+for st in 2-tree.sh 3-build-kernel.sh 3-build-tests.sh herd.sh; do
 	printf '#!/bin/sh\nexit 0\n' >"$h/scripts/$st"
 done
 for st in selftest.sh lint.sh herd-check.sh; do
