@@ -154,55 +154,71 @@ judge_boot() {
 	done
 }
 
-# The boots run in a lane of their own, in the background, once their
-# arch's kernels are built: x86_64's while arm64's kernels build, the
-# self-tests, the lint and herd7 run beside them at a lower priority (most
-# of a boot keeps one vCPU busy, and TCG runs each vCPU on a host thread
-# of its own, so a second host CPU is mostly idle; the stress tests keep
-# all four busy, and the builds beside them then wait). Their verdicts
-# are taken at the end, in the lane's order. The lane is a process group
-# of its own, so that stopping it stops every boot in it.
-lane() { # lane ARCH...
-	local a b
-	for a in "$@"; do
-		while [ ! -e "$LOGS/.built-$a" ]; do
+# The boots run in two lanes, one per arch, in the background, each boot
+# as soon as its kernel (and its arch's kselftests) is built: x86_64's
+# series boots while the x86_64 mutants kernel and arm64's kernels build,
+# arm64's beside x86_64's once its kernels are there (from a warm build
+# cache, at once). The self-tests, the lint and herd7 run beside them at
+# a lower priority (most of a boot keeps one vCPU busy, and TCG runs each
+# vCPU on a host thread of its own; the stress tests keep all four busy,
+# and everything beside them then waits). Their verdicts are taken at
+# the end, in guest/boots' order. Each lane is a process group of its
+# own, so that stopping it stops every boot in it.
+lane() { # lane ARCH
+	local b k
+	for b in "${boots[@]}"; do
+		[ "$(cut -d'|' -f2 <<<"$b")" = "$1" ] || continue
+		k=$(cut -d'|' -f2,3 --output-delimiter=- <<<"$b")
+		while [ ! -e "$LOGS/.built-$k" ]; do
 			[ -e "$LOGS/.no-boots" ] && return 0
+			# A kernel the build loop does not make: no boot (judged
+			# as missing at the end).
+			[ -e "$LOGS/.builds-done" ] && [ ! -e "$LOGS/.built-$k" ] && continue 2
 			sleep 2
 		done
-		for b in "${boots[@]}"; do
-			[ "$(cut -d'|' -f2 <<<"$b")" = "$a" ] && boot "$b"
-		done
+		boot "$b"
 	done
 	return 0
 }
-lane_pid=
-start_lane() {
+lane_pids=()
+start_lanes() {
+	local a
 	set -m
-	lane "${arches[@]}" &
-	lane_pid=$!
+	for a in "${arches[@]}"; do
+		lane "$a" &
+		lane_pids+=($!)
+	done
 	set +m
 }
-stop_lane() { # make check stopped or failed: the boots, QEMU with them
-	[ -n "$lane_pid" ] || return 0
-	touch "$LOGS/.no-boots"
-	# 4-boot.sh stops its QEMU on TERM (up to about 20 s): wait for the
-	# whole group, so that no QEMU outlives make check or its lock.
-	kill -TERM -- "-$lane_pid" 2>/dev/null || true
-	for _ in $(seq 600); do
-		kill -0 -- "-$lane_pid" 2>/dev/null || break
-		sleep 0.1
+wait_lanes() {
+	local l
+	for l in "${lane_pids[@]}"; do
+		wait "$l" || true
 	done
-	wait "$lane_pid" 2>/dev/null || true
-	lane_pid=
+	lane_pids=()
+}
+stop_lanes() { # make check stopped or failed: the boots, QEMU with them
+	local l
+	[ ${#lane_pids[@]} -gt 0 ] || return 0
+	touch "$LOGS/.no-boots"
+	# 4-boot.sh stops its QEMU on TERM (up to about 20 s): wait for each
+	# whole group, so that no QEMU outlives make check or its lock.
+	for l in "${lane_pids[@]}"; do
+		kill -TERM -- "-$l" 2>/dev/null || true
+	done
+	for l in "${lane_pids[@]}"; do
+		for _ in $(seq 600); do
+			kill -0 -- "-$l" 2>/dev/null || break
+			sleep 0.1
+		done
+	done
+	wait_lanes
 }
 # Whatever ends make check, set -e included, ends the boots too.
-trap stop_lane EXIT
+trap stop_lanes EXIT
 no_more_boots() { # a failed build: the boots that ran are judged
 	touch "$LOGS/.no-boots"
-	if [ -n "$lane_pid" ]; then
-		wait "$lane_pid" || true
-		lane_pid=
-	fi
+	wait_lanes
 	judge_boots --ran
 	finish
 }
@@ -219,7 +235,7 @@ judge_boots() { # judge_boots [--ran]: the verdicts of every boot (that ran)
 stopped() {
 	trap - INT TERM HUP
 	log "check: stopped by SIG$1"
-	stop_lane
+	stop_lanes
 	judge_boots --ran
 	printf '  FAIL harness check -- stopped by SIG%s\n' "$1"
 	F=$((F + 1))
@@ -244,30 +260,26 @@ done
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
 mapfile -t boots < <(for a in "${arches[@]}"; do printf '%s\n' "${boots[@]}" | grep "^[^|]*|$a|"; done)
 
+# herd7 is built from source on a machine that lacks it (about 5 min):
+# beside the tree step, which waits on the network and the disk, and the
+# first kernel, at a lower priority. The herd7 stage waits for it. Its
+# build dependencies are installed first, here: stopping make check stops
+# the build, never apt.
+"$TOP"/scripts/herd.sh --deps >"$LOGS/herd-deps.out" 2>&1 || true
+set -m
+nice -n 10 "$TOP"/scripts/herd.sh >"$LOGS/herd-build.out" 2>&1 &
+herd_pid=$!
+set +m
+stop_herd() {
+	[ -n "$herd_pid" ] || return 0
+	kill -TERM -- "-$herd_pid" 2>/dev/null || true
+	wait "$herd_pid" 2>/dev/null || true
+	herd_pid=
+}
+trap 'stop_lanes; stop_herd' EXIT
+
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || finish
-
-# The pure series kernels, then the test-only kernels built on them: the
-# in-guest Hyper-V emulation and the mutants (one boot parameter each).
-# x86_64's boots start once its kernels are built; from then on the
-# builds and checks here run at a lower priority than the boots.
-nice=()
-for arch in "${arches[@]}"; do
-	log "check: build $arch"
-	gate "build $arch-series" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" series |
-		tee -a "$LOGS/harness.verdict" | tally || no_more_boots
-	gate "tests $arch" "${nice[@]}" "$TOP"/scripts/3-build-tests.sh "$arch" series |
-		tee -a "$LOGS/harness.verdict" | tally || no_more_boots
-	if [ -n "$have_mutants" ]; then
-		gate "build $arch-mutants" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants |
-			tee -a "$LOGS/harness.verdict" | tally || no_more_boots
-	fi
-	touch "$LOGS/.built-$arch"
-	if [ -z "$lane_pid" ]; then
-		start_lane
-		nice=(nice -n 10)
-	fi
-done
 
 # stage NAME CMD...: a step that prints verdict lines and a counts line;
 # without its counts line (it died), it is one failure more.
@@ -281,12 +293,39 @@ stage() {
 # and the lint (make selftest and make lint run them on their own).
 skipped() { case " ${CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
 
-if ! skipped selftest; then
-log "check: harness self-tests"
-# Offline, and without the bisect self-test (a kernel build for a check
-# that only make lint runs: make lint runs that self-test too).
-stage selftest "$TOP"/scripts/selftest.sh
-fi
+# The pure series kernels, then the test-only kernels built on them: the
+# in-guest Hyper-V emulation and the mutants (one boot parameter each).
+# The boot lanes start once the x86_64 series kernel and its kselftests
+# are built; from then on the builds and checks here run at a lower
+# priority than the boots.
+nice=()
+for arch in "${arches[@]}"; do
+	log "check: build $arch"
+	gate "build $arch-series" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" series |
+		tee -a "$LOGS/harness.verdict" | tally || no_more_boots
+	gate "tests $arch" "${nice[@]}" "$TOP"/scripts/3-build-tests.sh "$arch" series |
+		tee -a "$LOGS/harness.verdict" | tally || no_more_boots
+	touch "$LOGS/.built-$arch-series"
+	if [ ${#lane_pids[@]} = 0 ]; then
+		start_lanes
+		nice=(nice -n 10)
+		# The self-tests need no kernel: beside the first boots, so
+		# that they are not left for the end with the lint.
+		# Offline, and without the bisect self-test (a kernel build
+		# for a check that only make lint runs: make lint runs it).
+		if ! skipped selftest; then
+			log "check: harness self-tests"
+			stage selftest "$TOP"/scripts/selftest.sh
+		fi
+	fi
+	if [ -n "$have_mutants" ]; then
+		gate "build $arch-mutants" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants |
+			tee -a "$LOGS/harness.verdict" | tally || no_more_boots
+		touch "$LOGS/.built-$arch-mutants"
+	fi
+done
+touch "$LOGS/.builds-done"
+
 if ! skipped lint; then
 # The per-patch and per-configuration kernel builds of make lint (bisect,
 # variants) are whole kernels, an hour and more from an empty ccache:
@@ -298,11 +337,12 @@ fi
 # AArch64 model (built once from Debian's source, see herd.conf) must give
 # each litmus test its expected verdict (litmus/expected).
 log "check: herd7 litmus tests"
+wait "$herd_pid" || true
+herd_pid=
 stage herd "$TOP"/scripts/herd-check.sh
 
 log "check: waiting for the boots"
-wait "$lane_pid" || true
-lane_pid=
+wait_lanes
 # From here on, a signal stops make check as usual (nothing left to stop).
 trap - INT TERM HUP
 judge_boots

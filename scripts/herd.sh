@@ -9,16 +9,22 @@
 # shellcheck source=../herd.conf
 . "$TOP/herd.conf"
 
+# herd.sh --deps: only install what building it needs (if it must be
+# built), so that the build itself can run in the background and be
+# stopped without stopping apt half-way.
+deps_only=0
+[ "${1:-}" = --deps ] && deps_only=1
 upstream=${HERD_VERSION%-*}
 if command -v herd7 >/dev/null &&
 	herd7 -version 2>/dev/null | grep -q "^$upstream,"; then
-	command -v herd7
+	[ $deps_only = 1 ] || command -v herd7
 	exit 0
 fi
 dest=$CACHE/herdtools7-$HERD_VERSION
 if [ ! -x "$dest/bin/herd7" ]; then
 	# shellcheck disable=SC2086
 	apt_install herd $HERD_BUILD_DEPS
+	[ $deps_only = 0 ] || exit 0
 	m=$("$TOP"/scripts/apt-private.sh mirror)
 	[ -n "$m" ] || die "no Debian mirror in the machine's apt configuration"
 	w=$(mktemp -d)
@@ -73,5 +79,6 @@ end\
 	rm -rf "$dest" && mv "$dest.tmp" "$dest"
 	log "herd: built $dest/bin/herd7"
 fi
+[ $deps_only = 0 ] || exit 0
 "$dest/bin/herd7" -version >/dev/null 2>&1 || die "herd: $dest/bin/herd7 does not run"
 echo "$dest/bin/herd7"
