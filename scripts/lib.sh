@@ -165,8 +165,8 @@ kmake() {
 	shift 2
 	# Depend mode: the cache key is the source, the headers the compiler
 	# read (kbuild's -MMD list) and the flags, so a miss runs the compiler
-	# once, not the preprocessor and then the compiler (about 15% of a
-	# cold build here). A header change misses even where preprocessing
+	# once, not the preprocessor and then the compiler (README: 0.83-0.89
+	# of the time on a 12-object sample). A header change misses even where preprocessing
 	# would show it irrelevant: no kernel built here relies on that.
 	CCACHE_DEPEND=${CCACHE_DEPEND:-1} \
 	CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G} \
