@@ -113,9 +113,11 @@ if [ -x "$ot" ] && ! grep -q '^tools/' "$bdir/.changed"; then
 		{ tail -n 40 "$bdir/build.log" >&2; die "build $name: objtool failed"; }
 	find "$bdir/tools/objtool" -newermt "@$ot_mtime" -exec touch -h -m -d "@$ot_mtime" {} +
 fi
-# TARGET may name several objects.
+# TARGET may name several objects. A full build also makes the uapi
+# headers (usr/include), which the kselftests are built against
+# (3-build-tests.sh), so that a build dir from the build cache has them.
 # shellcheck disable=SC2086
-kmake "$bdir" "$arch" ${TARGET:-$(basename "$(kimage "$arch")")} >"$bdir/build.log" 2>&1 ||
+kmake "$bdir" "$arch" ${TARGET:-$(basename "$(kimage "$arch")") headers} >"$bdir/build.log" 2>&1 ||
 	{ tail -n 40 "$bdir/build.log" >&2; die "build $name failed"; }
 git -C "$TREE" rev-parse "$ref^{commit}" > "$bdir/.built-from"
 case ${TARGET:-vmlinux} in

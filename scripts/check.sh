@@ -11,6 +11,7 @@ LOGS=$OUT/logs/check
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
 P=0 F=0 S=0
+declare -A bg_pid=() # background stages (bg, below)
 
 tally() { # verdict lines on stdin: print them and add up the counts
 	local st rest
@@ -51,14 +52,20 @@ finish() {
 	exit
 }
 # verdict TAG LOG [5-results.py options]: judge one boot's log (or, with
-# --row, one mutation-matrix row of it) and add up its counts.
+# --row, one mutation-matrix row of it) and add up its counts. The boot
+# lanes judge each boot when it ends (prejudge=1: the verdict file only);
+# here that file is taken as it is when it is complete and newer than
+# the log.
 verdict() {
 	local tag=$1 logf=$2 vf
 	shift 2
 	vf=$LOGS/${tag//\//_}.log.verdict
-	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
-		--known "$TOP/guest/known-failures.txt" "$@" |
-		tee "$vf" | tally || true
+	if ! [ "$vf" -nt "$logf" ] || ! grep -q '^counts ' "$vf" 2>/dev/null; then
+		"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
+			--known "$TOP/guest/known-failures.txt" "$@" >"$vf" || true
+	fi
+	[ "${prejudge:-0}" = 0 ] || return 0
+	tally <"$vf"
 	# A verdict without its counts line is a failure, not the end of make
 	# check without a summary.
 	counted_or_fail "$tag results" "5-results.py gave no counts (see $logf)"
@@ -161,9 +168,10 @@ judge_boot() {
 # cache, at once). The self-tests, the lint and herd7 run beside them at
 # a lower priority (most of a boot keeps one vCPU busy, and TCG runs each
 # vCPU on a host thread of its own; the stress tests keep all four busy,
-# and everything beside them then waits). Their verdicts are taken at
-# the end, in guest/boots' order. Each lane is a process group of its
-# own, so that stopping it stops every boot in it.
+# and everything beside them then waits). Each boot is judged in its
+# lane when it ends; the verdicts are counted at the end, in
+# guest/boots' order. Each lane is a process group of its own, so that
+# stopping it stops every boot in it.
 lane() { # lane ARCH
 	local b k
 	for b in "${boots[@]}"; do
@@ -177,6 +185,7 @@ lane() { # lane ARCH
 			sleep 2
 		done
 		boot "$b"
+		prejudge=1 judge_boot "$b"
 	done
 	return 0
 }
@@ -215,7 +224,6 @@ stop_lanes() { # make check stopped or failed: the boots, QEMU with them
 	wait_lanes
 }
 # Whatever ends make check, set -e included, ends the boots too.
-trap stop_lanes EXIT
 no_more_boots() { # a failed build: the boots that ran are judged
 	touch "$LOGS/.no-boots"
 	wait_lanes
@@ -236,6 +244,7 @@ stopped() {
 	trap - INT TERM HUP
 	log "check: stopped by SIG$1"
 	stop_lanes
+	stop_bg
 	judge_boots --ran
 	printf '  FAIL harness check -- stopped by SIG%s\n' "$1"
 	F=$((F + 1))
@@ -260,23 +269,48 @@ done
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
 mapfile -t boots < <(for a in "${arches[@]}"; do printf '%s\n' "${boots[@]}" | grep "^[^|]*|$a|"; done)
 
-# herd7 is built from source on a machine that lacks it (about 5 min):
-# beside the tree step, which waits on the network and the disk, and the
-# first kernel, at a lower priority. The herd7 stage waits for it. Its
-# build dependencies are installed first, here: stopping make check stops
-# the build, never apt.
-"$TOP"/scripts/herd.sh --deps >"$LOGS/herd-deps.out" 2>&1 || true
-set -m
-nice -n 10 "$TOP"/scripts/herd.sh >"$LOGS/herd-build.out" 2>&1 &
-herd_pid=$!
-set +m
-stop_herd() {
-	[ -n "$herd_pid" ] || return 0
-	kill -TERM -- "-$herd_pid" 2>/dev/null || true
-	wait "$herd_pid" 2>/dev/null || true
-	herd_pid=
+# Background stages: herd7 (built from source where it is missing,
+# about 5 min, then its checks), the lint checks that need no kernel
+# build (checkpatch, Cc:, MAINTAINERS; and the sparse build), the
+# harness self-tests. Each runs at a lower priority beside the builds and
+# boots, its verdict lines in $LOGS/NAME.verdict, and is stopped with
+# make check. collect NAME waits for one and adds up its counts.
+bg() { # bg NAME CMD...
+	local name=$1
+	shift
+	set -m
+	nice -n 10 "$@" >"$LOGS/$name.verdict" 2>"$LOGS/$name.err" &
+	bg_pid[$name]=$!
+	set +m
 }
-trap 'stop_lanes; stop_herd' EXIT
+collect() { # collect NAME
+	[ -z "${bg_pid[$1]:-}" ] || wait "${bg_pid[$1]}" || true
+	unset "bg_pid[$1]"
+	tally <"$LOGS/$1.verdict"
+	counted_or_fail "harness $1" "no counts line (see $LOGS/$1.verdict, $LOGS/$1.err)"
+}
+stop_bg() {
+	local n
+	for n in "${!bg_pid[@]}"; do
+		kill -TERM -- "-${bg_pid[$n]}" 2>/dev/null || true
+	done
+	for n in "${!bg_pid[@]}"; do
+		wait "${bg_pid[$n]}" 2>/dev/null || true
+	done
+	bg_pid=()
+}
+trap 'stop_lanes; stop_bg' EXIT
+# make test: CHECK_SKIP="selftest lint" leaves out the harness self-tests
+# and the lint (make selftest and make lint run them on their own).
+skipped() { case " ${CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# herd7's build dependencies are installed first, in the foreground:
+# stopping make check stops the build, never apt. The arm64 barrier
+# argument, which no TCG run can show: herd7 with Arm's AArch64 model
+# (built once from Debian's source, see herd.conf) must give each litmus
+# test its expected verdict (litmus/expected).
+"$TOP"/scripts/herd.sh --deps >"$LOGS/herd-deps.out" 2>&1 || true
+bg herd sh -c '"$1"/scripts/herd.sh >"$2"/herd-build.out 2>&1; exec "$1"/scripts/herd-check.sh' _ "$TOP" "$LOGS"
 
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || finish
@@ -289,15 +323,17 @@ stage() {
 	"${nice[@]}" "$@" | tee "$LOGS/$name.verdict" | tally || true
 	counted_or_fail "harness $name" "no counts line (see $LOGS/$name.verdict)"
 }
-# make test: CHECK_SKIP="selftest lint" leaves out the harness self-tests
-# and the lint (make selftest and make lint run them on their own).
-skipped() { case " ${CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
+# The lint checks that read only the tree's commits, beside the builds;
+# sparse.sh --build makes the sparse the analysis at the end needs.
+early="checkpatch cc maintainers"
+skipped lint ||
+	bg lint-early sh -c '"$1"/scripts/lint.sh --only "$2"; "$1"/scripts/sparse.sh --build >/dev/null 2>&1 || true' _ "$TOP" "$early"
 
 # The pure series kernels, then the test-only kernels built on them: the
 # in-guest Hyper-V emulation and the mutants (one boot parameter each).
-# The boot lanes start once the x86_64 series kernel and its kselftests
-# are built; from then on the builds and checks here run at a lower
-# priority than the boots.
+# The boot lanes and the self-tests (which need no kernel) start once the
+# x86_64 series kernel and its kselftests are built; from then on the
+# builds here run at a lower priority than the boots.
 nice=()
 for arch in "${arches[@]}"; do
 	log "check: build $arch"
@@ -309,14 +345,9 @@ for arch in "${arches[@]}"; do
 	if [ ${#lane_pids[@]} = 0 ]; then
 		start_lanes
 		nice=(nice -n 10)
-		# The self-tests need no kernel: beside the first boots, so
-		# that they are not left for the end with the lint.
 		# Offline, and without the bisect self-test (a kernel build
 		# for a check that only make lint runs: make lint runs it).
-		if ! skipped selftest; then
-			log "check: harness self-tests"
-			stage selftest "$TOP"/scripts/selftest.sh
-		fi
+		skipped selftest || bg selftest "$TOP"/scripts/selftest.sh
 	fi
 	if [ -n "$have_mutants" ]; then
 		gate "build $arch-mutants" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants |
@@ -327,19 +358,21 @@ done
 touch "$LOGS/.builds-done"
 
 if ! skipped lint; then
-# The per-patch and per-configuration kernel builds of make lint (bisect,
-# variants) are whole kernels, an hour and more from an empty ccache:
-# make lint runs them, make check the rest of it.
-log "check: lint (without the bisect and variant builds: make lint)"
-stage lint "$TOP"/scripts/lint.sh --skip "bisect variants"
+	# The per-patch and per-configuration kernel builds of make lint
+	# (bisect, variants) are whole kernels, an hour and more from an
+	# empty ccache: make lint runs them, make check the rest of it.
+	# sparse and kernel-doc use $OUT/src and the build dirs: after the
+	# builds.
+	collect lint-early
+	log "check: lint (without the bisect and variant builds: make lint)"
+	stage lint "$TOP"/scripts/lint.sh --skip "bisect variants $early"
 fi
-# The arm64 barrier argument, which no TCG run can show: herd7 with Arm's
-# AArch64 model (built once from Debian's source, see herd.conf) must give
-# each litmus test its expected verdict (litmus/expected).
+if ! skipped selftest; then
+	log "check: harness self-tests"
+	collect selftest
+fi
 log "check: herd7 litmus tests"
-wait "$herd_pid" || true
-herd_pid=
-stage herd "$TOP"/scripts/herd-check.sh
+collect herd
 
 log "check: waiting for the boots"
 wait_lanes

@@ -132,17 +132,31 @@ cache_get() {
 	mkdir -p "$(dirname "$dir")"
 	tmp=$(mktemp -d "$dir.XXXXXX")
 	if flock -s "$entry.lock" cp -a "$entry/." "$tmp/"; then
+		cache_relocate "$tmp"
 		mv "$tmp" "$dir"
 	else
 		rm -rf "$tmp"
 		return 1
 	fi
 }
+# A few kbuild makefiles put absolute source paths into command lines
+# (lib/vdso/Makefile.include's abspath: arm64's vDSO), which kbuild
+# keeps in each target's .cmd file: taken from another clone as they are,
+# those differ from this clone's, and the vDSO, with vmlinux after it,
+# would be rebuilt from the same sources. cache_relocate DIR rewrites the
+# entry's $OUT (.out-path) to this one's in them.
+cache_relocate() {
+	local old
+	old=$(cat "$1/.out-path" 2>/dev/null) || return 0
+	[ -n "$old" ] && [ "$old" != "$OUT" ] || return 0
+	grep -rlF --include='.*.cmd' -e "$old/" "$1" |
+		xargs -r -d '\n' sed -i "s#$old/#$OUT/#g" || true
+}
 cache_put() {
 	local dir=$1 entry=$2 tmp
 	mkdir -p "$(dirname "$entry")"
 	tmp=$(mktemp -d "$entry.XXXXXX") || return 0
-	if cp -a "$dir/." "$tmp/" 2>/dev/null; then
+	if cp -a "$dir/." "$tmp/" 2>/dev/null && echo "$OUT" >"$tmp/.out-path"; then
 		flock "$entry.lock" sh -c 'rm -rf "$1.old"; [ ! -d "$1" ] || mv "$1" "$1.old"; mv "$2" "$1"; rm -rf "$1.old"' _ "$entry" "$tmp" ||
 			log "cache: could not keep $(basename "$entry")"
 	else

@@ -9,8 +9,10 @@
 #   variants: SMP=n, HYPERV=n, CPU_SUP_AMD=n (x86), 16K/64K pages (arm64)
 #   sparse (C=2) and kernel-doc on touched files: nothing base lacks
 # Options: --patches DIR (default patches/), --range A..B (default
-# base..series), --only checkpatch|cc|maintainers|bisect|variants|sparse|kdoc,
-# --skip "CHECK ..." (make check skips "bisect variants")
+# base..series), --only "CHECK ..." and --skip "CHECK ...", CHECK one of
+# checkpatch cc maintainers bisect variants sparse kdoc (make check runs
+# "checkpatch cc maintainers" beside its builds, then the rest but
+# "bisect variants")
 . "$(dirname "$0")/lib.sh"
 
 lock_out
@@ -28,9 +30,11 @@ done
 p=0 f=0 s=0
 ok() { echo "PASS lint $*"; p=$((p + 1)); }
 bad() { echo "FAIL lint $*"; f=$((f + 1)); }
-want() { # want CHECK: asked for by --only, and not named by --skip
+want() { # want CHECK: named by --only (if given), and not by --skip
 	case " $skip " in *" $1 "*) return 1 ;; esac
-	[ -z "$only" ] || [ "$only" = "$1" ]
+	[ -z "$only" ] && return 0
+	case " $only " in *" $1 "*) return 0 ;; esac
+	return 1
 }
 patches=$(ls "$pdir"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
 

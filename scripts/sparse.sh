@@ -3,17 +3,26 @@
 # system's if it passes the kernel's own check, otherwise Debian's source
 # package pinned in sparse.conf, built once into the download cache (the
 # .dsc is checked against its pinned sha256, the tarballs against the
-# .dsc by dpkg-source).
+# .dsc by dpkg-source). sparse.sh --build: only build it (when the
+# system's is not the pinned version), print nothing; for make check,
+# before $OUT/src exists.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/sparse.conf"
+build_only=0
+[ "${1:-}" = --build ] && build_only=1
 
 valid() { [ "$(sh "$OUT/src/scripts/checker-valid.sh" "$1" 2>/dev/null)" = 1 ]; }
 
-if command -v sparse >/dev/null && valid sparse; then
+if [ $build_only = 0 ] && command -v sparse >/dev/null && valid sparse; then
 	command -v sparse
 	exit 0
 fi
 dest=$CACHE/sparse-$SPARSE_VERSION
+# One build at a time (make check's early lint, a self-test's copy of
+# the harness, make lint).
+mkdir -p "$CACHE"
+exec 7>"$CACHE/sparse.lock"
+flock 7
 if [ ! -x "$dest/bin/sparse" ]; then
 	m=$("$TOP"/scripts/apt-private.sh mirror)
 	[ -n "$m" ] || die "no Debian mirror in the machine's apt configuration"
@@ -35,5 +44,6 @@ if [ ! -x "$dest/bin/sparse" ]; then
 	cp "$w/src/sparse" "$dest.tmp/bin/"
 	rm -rf "$dest" && mv "$dest.tmp" "$dest"
 fi
+[ $build_only = 0 ] || exit 0
 valid "$dest/bin/sparse" || die "sparse: $dest/bin/sparse is refused by this kernel too"
 echo "$dest/bin/sparse"
