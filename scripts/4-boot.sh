@@ -23,6 +23,8 @@
 #                     fails in minutes, not at --timeout. guest/init prints a
 #                     heartbeat every 60 s while a test runs, and no boot or
 #                     KUnit step is silent for minutes, so 180 s is safe.
+#     --tsc-watchdog  x86_64: leave the clocksource watchdog on the TSC
+#                     (no tsc=reliable; make repro-watchdog)
 # Exit status: 0 if the guest powered itself off, 124 on timeout, 123 on a
 # hang (not 125: timeout(1) itself returns 125 when it fails), 128+N when
 # stopped by signal N (QEMU is stopped first: none is left running).
@@ -31,7 +33,7 @@
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 nodes=1 tests= rows= append= tmo=900 kunit= pin=0 silence=180
+smp=4 nodes=1 tests= rows= append= tmo=900 kunit= pin=0 silence=180 tscopt=tsc=reliable
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--kunit) kunit=$2 ;;
 	--silence) silence=$2 ;;
 	--pin) pin=1; shift; continue ;;
+	--tsc-watchdog) tscopt=; shift; continue ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2
@@ -66,8 +69,9 @@ x86_64)
 	# 7.3's remote skew check (watchdog_check_skew()), where about one
 	# boot in 40 hung early here (CPU0 spinning with interrupts off on a
 	# timeout that its own tick drives; see README, "Limits"). That is base
-	# code the series does not touch; the TLB tests do not depend on it.
-	qemu=(qemu-system-x86_64 -cpu max -append "console=ttyS0 tsc=reliable $cmdline")
+	# code the series did not touch until its clocksource fix; the TLB
+	# tests do not depend on it. make repro-watchdog boots without it.
+	qemu=(qemu-system-x86_64 -cpu max -append "console=ttyS0${tscopt:+ $tscopt} $cmdline")
 	;;
 arm64)
 	qemu=(qemu-system-aarch64 -M virt,gic-version=3 -cpu max
