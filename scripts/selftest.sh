@@ -269,6 +269,31 @@ else
 	bad "src_checkout: got '$r', want '$want'"
 fi
 
+# 7e. The build cache across clones: an entry kept by a clone at another
+#     path has that path in kbuild's .cmd files (arm64's vDSO command
+#     line, lib/vdso's abspath); restored here, they name this clone's
+#     path, so that kbuild finds the command unchanged (and the vDSO and
+#     vmlinux are not rebuilt from the same sources); other files, and
+#     paths that only begin with the same characters, are left alone.
+cr=$tmp/cr
+mkdir -p "$cr/entry/arch/vdso" "$cr/new/out"
+printf '%s\n' "$cr/old/out" >"$cr/entry/.out-path"
+printf 'savedcmd_x := gcc -include %s/src/lib/vdso/gtod.c -o x.o\nsource_x := %s2/src/x.c\n' "$cr/old/out" "$cr/old/out" >"$cr/entry/arch/vdso/.x.o.cmd"
+printf 'keep %s/src/a.c\n' "$cr/old/out" >"$cr/entry/arch/vdso/notes.txt"
+printf 'savedcmd_y := gcc %s2/src/b.c\n' "$cr/old/out" >"$cr/entry/.y.o.cmd"
+: >"$cr/entry/.tree"
+r=$( (OUT=$cr/new/out; cache_get "$cr/new/out/build/d" "$cr/entry" &&
+	cat "$cr/new/out/build/d/arch/vdso/.x.o.cmd" "$cr/new/out/build/d/arch/vdso/notes.txt" "$cr/new/out/build/d/.y.o.cmd") 2>&1)
+want="savedcmd_x := gcc -include $cr/new/out/src/lib/vdso/gtod.c -o x.o
+source_x := $cr/old/out2/src/x.c
+keep $cr/old/out/src/a.c
+savedcmd_y := gcc $cr/old/out2/src/b.c"
+if [ "$r" = "$want" ]; then
+	ok "cache_get: an entry from another clone's path gets this clone's path in its .cmd files only"
+else
+	bad "cache_get: got '$r', want '$want'"
+fi
+
 # 8. 4-boot.sh's silence watchdog, with no kernel: QEMU_CMD runs a fake
 #    QEMU (testdata/fake-qemu.py) that serves the monitor socket.
 mkdir -p "$tmp/out/build/x86_64-fake/arch/x86/boot"
@@ -409,5 +434,21 @@ if [ "$rc" = 1 ] && gone "$tmp/check.pid" &&
 	ok "make check stopped mid-boot stops QEMU, fails the boot and prints its summary"
 else
 	bad "make check stopped mid-boot stops QEMU, fails the boot and prints its summary (rc=$rc: $(tail -n 3 "$tmp/check.out" | tr '\n' ';'))"
+fi
+# 8f. The same stand-in harness run to its end (a fake boot that powers
+#     off at once): the stages that run in the background (lint's early
+#     checks, the self-tests, herd7) and the late lint are each counted
+#     once, and make check ends with its summary after all of them.
+rm -rf "$tmp/hout/logs"
+rc=0
+env OUT="$tmp/hout" RESULTS="$h/results" QEMU_CMD="$td/fake-qemu.py" FAKE_QEMU_MODE=chatty \
+	FAKE_QEMU_LINES=1 "$h/scripts/check.sh" >"$tmp/check2.out" 2>&1 || rc=$?
+n() { grep -c "^  PASS stand-in $1\$" "$tmp/check2.out" || true; }
+if [ "$(n selftest.sh)" = 1 ] && [ "$(n herd-check.sh)" = 1 ] && [ "$(n lint.sh)" = 2 ] &&
+	tail -n 1 "$tmp/check2.out" | grep -qE '^[0-9]+ passed, [0-9]+ failed' &&
+	[ "$(grep -n 'check: done' "$tmp/check2.out" | cut -d: -f1)" -gt "$(grep -n 'PASS stand-in herd-check.sh' "$tmp/check2.out" | cut -d: -f1)" ]; then
+	ok "make check counts each background stage once and ends with its summary"
+else
+	bad "make check counts each background stage once (rc=$rc; selftest $(n selftest.sh), herd $(n herd-check.sh), lint $(n lint.sh): $(tail -n 2 "$tmp/check2.out" | tr '\n' ';'))"
 fi
 echo "counts $p $f 0"
