@@ -139,8 +139,13 @@ boot() {
 		opts+=("${kunit[@]}" --append "$append")
 	fi
 	# A hang (4-boot.sh --silence), a timeout or a panic is in the log:
-	# 5-results.py reports it.
-	"$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$(logf_of "$tag")" "${opts[@]}" || true
+	# 5-results.py reports it. One boot at a time: two guests of 4 vCPUs
+	# on 2 host CPUs slowed a timing-bound check enough to make it skip
+	# (tlb_flush_history's first second after a trim), which fails its
+	# mutation row; the builds and checks beside a boot run at a lower
+	# priority and take little from it.
+	flock "$LOGS/.boot.lock" \
+		"$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$(logf_of "$tag")" "${opts[@]}" || true
 }
 # judge_boot LINE: the verdicts of one boot's log. A mutants boot has one
 # more per matrix row: its check must fail with its own evidence (a KUnit
@@ -162,10 +167,11 @@ judge_boot() {
 }
 
 # The boots run in two lanes, one per arch, in the background, each boot
-# as soon as its kernel (and its arch's kselftests) is built: x86_64's
-# series boots while the x86_64 mutants kernel and arm64's kernels build,
-# arm64's beside x86_64's once its kernels are there (from a warm build
-# cache, at once). The self-tests, the lint and herd7 run beside them at
+# as soon as its kernel (and its arch's kselftests) is built and no other
+# boot runs: x86_64's series boots while the x86_64 mutants kernel and
+# arm64's kernels build, arm64's take turns with x86_64's once their
+# kernels are there (a lane whose next kernel is not built yet leaves the
+# turn to the other). The self-tests, the lint and herd7 run beside them at
 # a lower priority (most of a boot keeps one vCPU busy, and TCG runs each
 # vCPU on a host thread of its own; the stress tests keep all four busy,
 # and everything beside them then waits). Each boot is judged in its
