@@ -24,7 +24,7 @@
 #                     heartbeat every 60 s while a test runs, and no boot or
 #                     KUnit step is silent for minutes, so 180 s is safe.
 #     --tsc-watchdog  x86_64: leave the clocksource watchdog on the TSC
-#                     (no tsc=reliable; make repro-watchdog)
+#                     (no tsc=reliable), to reproduce that hang
 # Exit status: 0 if the guest powered itself off, 124 on timeout, 123 on a
 # hang (not 125: timeout(1) itself returns 125 when it fails), 128+N when
 # stopped by signal N (QEMU is stopped first: none is left running).
@@ -69,8 +69,8 @@ x86_64)
 	# 7.3's remote skew check (watchdog_check_skew()), where about one
 	# boot in 40 hung early here (CPU0 spinning with interrupts off on a
 	# timeout that its own tick drives; see README, "Limits"). That is base
-	# code the series did not touch until its clocksource fix; the TLB
-	# tests do not depend on it. make repro-watchdog boots without it.
+	# code the series does not touch; the TLB tests do not depend on it
+	# (results/watchdog-wip: a fix in progress). --tsc-watchdog drops it.
 	qemu=(qemu-system-x86_64 -cpu max -append "console=ttyS0${tscopt:+ $tscopt} $cmdline")
 	;;
 arm64)
