@@ -11,7 +11,43 @@ LOGS=$OUT/logs/check
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
 P=0 F=0 S=0
-declare -A bg_pid=() # background stages (bg, below)
+declare -A bg_pid=() # background stages (bg_start, below)
+# Background stages: herd7 (built from source where it is missing,
+# about 5 min, then its checks), the lint checks that need no kernel
+# build (checkpatch, Cc:, MAINTAINERS; and the sparse build), the
+# harness self-tests. Each runs at a lower priority beside the builds and
+# boots, its verdict lines in $LOGS/NAME.verdict, and is stopped with
+# make check. collect NAME waits for one and adds up its counts.
+bg_start() { # bg_start NAME CMD...
+	local name=$1
+	shift
+	set -m
+	nice -n 10 "$@" >"$LOGS/$name.verdict" 2>"$LOGS/$name.err" &
+	bg_pid[$name]=$!
+	set +m
+}
+collect() { # collect NAME
+	[ -z "${bg_pid[$1]:-}" ] || wait "${bg_pid[$1]}" || true
+	unset "bg_pid[$1]"
+	tally <"$LOGS/$1.verdict"
+	counted_or_fail "harness $1" "no counts line (see $LOGS/$1.verdict, $LOGS/$1.err)"
+}
+stop_bg() { # every process of each group, as stop_lanes does; what they
+	# printed is not counted (kept as NAME.verdict.partial)
+	local n
+	for n in "${!bg_pid[@]}"; do
+		kill -TERM -- "-${bg_pid[$n]}" 2>/dev/null || true
+	done
+	for n in "${!bg_pid[@]}"; do
+		for _ in $(seq 600); do
+			kill -0 -- "-${bg_pid[$n]}" 2>/dev/null || break
+			sleep 0.1
+		done
+		wait "${bg_pid[$n]}" 2>/dev/null || true
+		mv -f "$LOGS/$n.verdict" "$LOGS/$n.verdict.partial" 2>/dev/null || true
+	done
+	bg_pid=()
+}
 
 tally() { # verdict lines on stdin: print them and add up the counts
 	local st rest
@@ -39,6 +75,9 @@ gate() { # gate NAME CMD...: a harness step is one counted item
 	fi
 }
 finish() {
+	# Background stages still running (a failed build, the tree step)
+	# are stopped, uncounted: results/check.json has what the summary has.
+	stop_bg
 	# Every verdict, also as KCIDB data (results/check.json).
 	"$TOP"/scripts/5-kcidb.py check "$LOGS" --tree "$TREE" --out "$RESULTS/check.json" ||
 		log "check: results/check.json not written"
@@ -275,36 +314,6 @@ done
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
 mapfile -t boots < <(for a in "${arches[@]}"; do printf '%s\n' "${boots[@]}" | grep "^[^|]*|$a|"; done)
 
-# Background stages: herd7 (built from source where it is missing,
-# about 5 min, then its checks), the lint checks that need no kernel
-# build (checkpatch, Cc:, MAINTAINERS; and the sparse build), the
-# harness self-tests. Each runs at a lower priority beside the builds and
-# boots, its verdict lines in $LOGS/NAME.verdict, and is stopped with
-# make check. collect NAME waits for one and adds up its counts.
-bg() { # bg NAME CMD...
-	local name=$1
-	shift
-	set -m
-	nice -n 10 "$@" >"$LOGS/$name.verdict" 2>"$LOGS/$name.err" &
-	bg_pid[$name]=$!
-	set +m
-}
-collect() { # collect NAME
-	[ -z "${bg_pid[$1]:-}" ] || wait "${bg_pid[$1]}" || true
-	unset "bg_pid[$1]"
-	tally <"$LOGS/$1.verdict"
-	counted_or_fail "harness $1" "no counts line (see $LOGS/$1.verdict, $LOGS/$1.err)"
-}
-stop_bg() {
-	local n
-	for n in "${!bg_pid[@]}"; do
-		kill -TERM -- "-${bg_pid[$n]}" 2>/dev/null || true
-	done
-	for n in "${!bg_pid[@]}"; do
-		wait "${bg_pid[$n]}" 2>/dev/null || true
-	done
-	bg_pid=()
-}
 trap 'stop_lanes; stop_bg' EXIT
 # make test: CHECK_SKIP="selftest lint" leaves out the harness self-tests
 # and the lint (make selftest and make lint run them on their own).
@@ -316,7 +325,7 @@ skipped() { case " ${CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
 # (built once from Debian's source, see herd.conf) must give each litmus
 # test its expected verdict (litmus/expected).
 "$TOP"/scripts/herd.sh --deps >"$LOGS/herd-deps.out" 2>&1 || true
-bg herd sh -c '"$1"/scripts/herd.sh >"$2"/herd-build.out 2>&1; exec "$1"/scripts/herd-check.sh' _ "$TOP" "$LOGS"
+bg_start herd sh -c '"$1"/scripts/herd.sh >"$2"/herd-build.out 2>&1; exec "$1"/scripts/herd-check.sh' _ "$TOP" "$LOGS"
 
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || finish
@@ -333,7 +342,7 @@ stage() {
 # sparse.sh --build makes the sparse the analysis at the end needs.
 early="checkpatch cc maintainers"
 skipped lint ||
-	bg lint-early sh -c '"$1"/scripts/lint.sh --only "$2"; "$1"/scripts/sparse.sh --build >/dev/null 2>&1 || true' _ "$TOP" "$early"
+	bg_start lint-early sh -c '"$1"/scripts/lint.sh --only "$2"; "$1"/scripts/sparse.sh --build >/dev/null 2>&1 || true' _ "$TOP" "$early"
 
 # The pure series kernels, then the test-only kernels built on them: the
 # in-guest Hyper-V emulation and the mutants (one boot parameter each).
@@ -353,7 +362,7 @@ for arch in "${arches[@]}"; do
 		nice=(nice -n 10)
 		# Offline, and without the bisect self-test (a kernel build
 		# for a check that only make lint runs: make lint runs it).
-		skipped selftest || bg selftest "$TOP"/scripts/selftest.sh
+		skipped selftest || bg_start selftest "$TOP"/scripts/selftest.sh
 	fi
 	if [ -n "$have_mutants" ]; then
 		gate "build $arch-mutants" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants |

@@ -30,12 +30,13 @@ while IFS='|' read -r f v; do
 done <"$DIR/expected"
 
 # The tests run $JOBS at a time (the rollover ones take about 10 s each),
-# their verdicts are then read in order.
+# their verdicts are then read in order. timeout stays in the caller's
+# process group (--foreground), so that stopping make check stops herd7.
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 # shellcheck disable=SC2016 # expanded by the sh -c
 (cd "$DIR" && printf '%s\0' *.litmus |
-	xargs -0 -P "$JOBS" -I{} sh -c 'o=$1; shift; timeout 600 "$@" >"$o" 2>&1 || true' \
+	xargs -0 -P "$JOBS" -I{} sh -c 'o=$1; shift; timeout --foreground 600 "$@" >"$o" 2>&1 || true' \
 		sh "$w/{}.out" "$herd" "${HERD_FLAGS[@]}" {})
 for t in "$DIR"/*.litmus; do
 	f=$(basename "$t")

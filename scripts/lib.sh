@@ -145,18 +145,21 @@ cache_get() {
 # those differ from this clone's, and the vDSO, with vmlinux after it,
 # would be rebuilt from the same sources. cache_relocate DIR rewrites the
 # entry's $OUT (.out-path) to this one's in them.
+# Paths as make sees them (symlinks resolved, as abspath does), matched
+# as plain strings.
 cache_relocate() {
-	local old
+	local old new
 	old=$(cat "$1/.out-path" 2>/dev/null) || return 0
-	[ -n "$old" ] && [ "$old" != "$OUT" ] || return 0
+	new=$(cd "$OUT" && pwd -P)
+	[ -n "$old" ] && [ "$old" != "$new" ] || return 0
 	grep -rlF --include='.*.cmd' -e "$old/" "$1" |
-		xargs -r -d '\n' sed -i "s#$old/#$OUT/#g" || true
+		O="$old/" N="$new/" xargs -r -d '\n' perl -pi -e 's/\Q$ENV{O}\E/$ENV{N}/g' || true
 }
 cache_put() {
 	local dir=$1 entry=$2 tmp
 	mkdir -p "$(dirname "$entry")"
 	tmp=$(mktemp -d "$entry.XXXXXX") || return 0
-	if cp -a "$dir/." "$tmp/" 2>/dev/null && echo "$OUT" >"$tmp/.out-path"; then
+	if cp -a "$dir/." "$tmp/" 2>/dev/null && (cd "$OUT" && pwd -P) >"$tmp/.out-path"; then
 		flock "$entry.lock" sh -c 'rm -rf "$1.old"; [ ! -d "$1" ] || mv "$1" "$1.old"; mv "$2" "$1"; rm -rf "$1.old"' _ "$entry" "$tmp" ||
 			log "cache: could not keep $(basename "$entry")"
 	else

@@ -273,21 +273,23 @@ fi
 #     path has that path in kbuild's .cmd files (arm64's vDSO command
 #     line, lib/vdso's abspath); restored here, they name this clone's
 #     path, so that kbuild finds the command unchanged (and the vDSO and
-#     vmlinux are not rebuilt from the same sources); other files, and
-#     paths that only begin with the same characters, are left alone.
+#     vmlinux are not rebuilt from the same sources); other files, paths
+#     that only begin with the same characters or match it as a pattern
+#     (the '.'), are left alone, and an '&' in the new path is kept.
 cr=$tmp/cr
-mkdir -p "$cr/entry/arch/vdso" "$cr/new/out"
-printf '%s\n' "$cr/old/out" >"$cr/entry/.out-path"
-printf 'savedcmd_x := gcc -include %s/src/lib/vdso/gtod.c -o x.o\nsource_x := %s2/src/x.c\n' "$cr/old/out" "$cr/old/out" >"$cr/entry/arch/vdso/.x.o.cmd"
-printf 'keep %s/src/a.c\n' "$cr/old/out" >"$cr/entry/arch/vdso/notes.txt"
-printf 'savedcmd_y := gcc %s2/src/b.c\n' "$cr/old/out" >"$cr/entry/.y.o.cmd"
+mkdir -p "$cr/entry/arch/vdso" "$cr/R&D.new/out"
+printf '%s\n' "$cr/o.d/out" >"$cr/entry/.out-path"
+printf 'savedcmd_x := gcc -include %s/src/lib/vdso/gtod.c -o x.o\nsource_x := %s2/src/x.c\nsource_y := %s/src/y.c\n' "$cr/o.d/out" "$cr/o.d/out" "$cr/oxd/out" >"$cr/entry/arch/vdso/.x.o.cmd"
+printf 'keep %s/src/a.c\n' "$cr/o.d/out" >"$cr/entry/arch/vdso/notes.txt"
+printf 'savedcmd_y := gcc %s2/src/b.c\n' "$cr/o.d/out" >"$cr/entry/.y.o.cmd"
 : >"$cr/entry/.tree"
-r=$( (OUT=$cr/new/out; cache_get "$cr/new/out/build/d" "$cr/entry" &&
-	cat "$cr/new/out/build/d/arch/vdso/.x.o.cmd" "$cr/new/out/build/d/arch/vdso/notes.txt" "$cr/new/out/build/d/.y.o.cmd") 2>&1)
-want="savedcmd_x := gcc -include $cr/new/out/src/lib/vdso/gtod.c -o x.o
-source_x := $cr/old/out2/src/x.c
-keep $cr/old/out/src/a.c
-savedcmd_y := gcc $cr/old/out2/src/b.c"
+r=$( (OUT=$cr/R\&D.new/out; cache_get "$OUT/build/d" "$cr/entry" &&
+	cat "$OUT/build/d/arch/vdso/.x.o.cmd" "$OUT/build/d/arch/vdso/notes.txt" "$OUT/build/d/.y.o.cmd") 2>&1)
+want="savedcmd_x := gcc -include $cr/R&D.new/out/src/lib/vdso/gtod.c -o x.o
+source_x := $cr/o.d/out2/src/x.c
+source_y := $cr/oxd/out/src/y.c
+keep $cr/o.d/out/src/a.c
+savedcmd_y := gcc $cr/o.d/out2/src/b.c"
 if [ "$r" = "$want" ]; then
 	ok "cache_get: an entry from another clone's path gets this clone's path in its .cmd files only"
 else

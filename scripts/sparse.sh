@@ -13,7 +13,11 @@ build_only=0
 
 valid() { [ "$(sh "$OUT/src/scripts/checker-valid.sh" "$1" 2>/dev/null)" = 1 ]; }
 
-if [ $build_only = 0 ] && command -v sparse >/dev/null && valid sparse; then
+if [ $build_only = 1 ]; then
+	# The tree's checker-valid.sh (out/src may not exist yet).
+	command -v sparse >/dev/null &&
+		[ "$(sh "$TREE/scripts/checker-valid.sh" sparse 2>/dev/null)" = 1 ] && exit 0
+elif command -v sparse >/dev/null && valid sparse; then
 	command -v sparse
 	exit 0
 fi
