@@ -35,18 +35,28 @@ collect() { # collect NAME
 stop_bg() { # every process of each group, as stop_lanes does; what they
 	# printed is not counted (kept as NAME.verdict.partial)
 	local n
+	stop_groups "${bg_pid[@]}"
 	for n in "${!bg_pid[@]}"; do
-		kill -TERM -- "-${bg_pid[$n]}" 2>/dev/null || true
-	done
-	for n in "${!bg_pid[@]}"; do
-		for _ in $(seq 600); do
-			kill -0 -- "-${bg_pid[$n]}" 2>/dev/null || break
-			sleep 0.1
-		done
 		wait "${bg_pid[$n]}" 2>/dev/null || true
 		mv -f "$LOGS/$n.verdict" "$LOGS/$n.verdict.partial" 2>/dev/null || true
 	done
 	bg_pid=()
+}
+# stop_groups PGID...: TERM to each process group, then wait (up to a
+# minute each) until none of its processes is left: 4-boot.sh stops its
+# QEMU on TERM, in up to about 20 s, and nothing may outlive make check
+# or its lock.
+stop_groups() {
+	local g
+	for g in "$@"; do
+		kill -TERM -- "-$g" 2>/dev/null || true
+	done
+	for g in "$@"; do
+		for _ in $(seq 600); do
+			kill -0 -- "-$g" 2>/dev/null || break
+			sleep 0.1
+		done
+	done
 }
 
 tally() { # verdict lines on stdin: print them and add up the counts
@@ -252,20 +262,9 @@ wait_lanes() {
 	lane_pids=()
 }
 stop_lanes() { # make check stopped or failed: the boots, QEMU with them
-	local l
 	[ ${#lane_pids[@]} -gt 0 ] || return 0
 	touch "$LOGS/.no-boots"
-	# 4-boot.sh stops its QEMU on TERM (up to about 20 s): wait for each
-	# whole group, so that no QEMU outlives make check or its lock.
-	for l in "${lane_pids[@]}"; do
-		kill -TERM -- "-$l" 2>/dev/null || true
-	done
-	for l in "${lane_pids[@]}"; do
-		for _ in $(seq 600); do
-			kill -0 -- "-$l" 2>/dev/null || break
-			sleep 0.1
-		done
-	done
+	stop_groups "${lane_pids[@]}"
 	wait_lanes
 }
 # Whatever ends make check, set -e included, ends the boots too.
