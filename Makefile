@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check test bench lint selftest repro-hv-shadow repro-mremap clean
+.PHONY: all deps base tree export build tests check test bench lint selftest repro-hv-shadow repro-mremap repro-watchdog clean
 
 all: check
 
@@ -46,7 +46,7 @@ lint: deps
 	@$(S)/lint.sh
 
 # Tests that fail only now and then, run many times (see scripts/repro.sh).
-repro-hv-shadow repro-mremap: deps
+repro-hv-shadow repro-mremap repro-watchdog: deps
 	@$(S)/repro.sh $(@:repro-%=%)
 
 clean:

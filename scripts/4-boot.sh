@@ -19,8 +19,9 @@
 #                     0: never): LOG gets a line "### tlb-series: hang: ..."
 #                     with the last console line, then QEMU's registers
 #                     (info registers -a), and QEMU is stopped. A hung boot
-#                     (about one x86_64 boot in 40 hangs at 1.6-1.9 s) thus
-#                     fails in minutes, not at --timeout. guest/init prints a
+#                     (the clocksource watchdog hang of kernels without
+#                     patch 1 hit one x86_64 boot in 40, without
+#                     tsc=reliable) thus fails in minutes, not at --timeout. guest/init prints a
 #                     heartbeat every 60 s while a test runs, and no boot or
 #                     KUnit step is silent for minutes, so 180 s is safe.
 #     --tsc-watchdog  x86_64: leave the clocksource watchdog on the TSC
@@ -67,10 +68,11 @@ case $arch in
 x86_64)
 	# tsc=reliable keeps the clocksource watchdog off the TSC, and with it
 	# 7.3's remote skew check (watchdog_check_skew()), where about one
-	# boot in 40 hung early here (CPU0 spinning with interrupts off on a
-	# timeout that its own tick drives; see README, "Limits"). That is base
-	# code the series does not touch; the TLB tests do not depend on it
-	# (results/watchdog-wip: a fix in progress). --tsc-watchdog drops it.
+	# boot in 40 of a kernel without patch 1 of the series hung early here
+	# (CPU0 spinning with interrupts off on a timeout that its own tick
+	# drives; README, "A boot hang in the clocksource watchdog"). make
+	# bench boots base kernels too, and the TLB tests do not depend on the
+	# watchdog. --tsc-watchdog drops it (make repro-watchdog).
 	qemu=(qemu-system-x86_64 -cpu max -append "console=ttyS0${tscopt:+ $tscopt} $cmdline")
 	;;
 arm64)
@@ -191,6 +193,38 @@ cleanup() {
 	rm -rf "$rundir"
 }
 trap cleanup EXIT
+# where REGS: for each CPU of QEMU's "info registers -a", the kernel text
+# symbol its RIP (x86_64) or PC (arm64) is in, from the build's
+# System.map, as "### tlb-series: CPU N at SYMBOL+OFFSET (ADDRESS)" (no
+# lines without a System.map).
+where() {
+	[ -f "$bdir/System.map" ] || return 0
+	python3 -c '
+import bisect, re, sys
+syms = []
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) >= 3 and f[1] in "tTwW":
+        syms.append((int(f[0], 16), f[2]))
+syms.sort()
+addrs = [a for a, _ in syms]
+cpu = None
+for l in sys.argv[2].splitlines():
+    m = re.match(r"CPU#(\d+)", l.strip())
+    if m:
+        cpu = m.group(1)
+        continue
+    m = re.search(r"(?:^|\s)(?:RIP|PC)=([0-9a-fA-F]+)", l)
+    if m and cpu is not None:
+        pc = int(m.group(1), 16)
+        i = bisect.bisect_right(addrs, pc) - 1
+        # Past the last symbol by more than 1 MiB: not kernel text.
+        at = "%s+%#x" % (syms[i][1], pc - addrs[i]) \
+            if i >= 0 and pc - addrs[i] < 1 << 20 else "?"
+        print("### tlb-series: CPU %s at %s (%s)" % (cpu, at, m.group(1)))
+        cpu = None
+' "$bdir/System.map" "$1" || true
+}
 # on_hang SECONDS: the console has been silent that long. Keep its last
 # line and the registers, stop QEMU, then append them to the log (QEMU
 # writes to it until it exits).
@@ -204,6 +238,7 @@ on_hang() {
 		echo "### tlb-series: QEMU monitor: info registers -a"
 		printf '%s\n' "$regs"
 		echo "### tlb-series: end of register dump"
+		where "$regs"
 	} >>"$logf"
 	log "boot $name: hang: console silent for ${1}s after: ${last:-(no output)}"
 }

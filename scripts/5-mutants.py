@@ -39,12 +39,17 @@ def seen(logdir, r):
             pass
         return ('not run', '')
     tag = f"{r['arch']}/mutant/{r['row']}".replace('/', '_')
+    check = r['check']
+    if check == 'boot':
+        # A boot of its own (guest/boots), judged as a whole.
+        tag = f"{r['arch']}/mutants/{r['row']}".replace('/', '_')
+        check = 'console'
     path = os.path.join(logdir, tag + '.log.verdict')
     try:
         with open(path) as f:
             for line in f:
                 st, _, rest = line.partition(' ')
-                if st in ('PASS', 'FAIL') and f" {r['check']} " in f' {rest} ':
+                if st in ('PASS', 'FAIL') and f" {check} " in f' {rest} ':
                     return ('caught' if st == 'PASS' else 'NOT CAUGHT',
                             rest.split(' -- ', 1)[-1].strip())
     except OSError:

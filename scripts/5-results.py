@@ -12,6 +12,10 @@ that is a failure (see verdict()). --expect-fail lists tests that must
 fail (a mutant kernel must be caught): their failure is a pass, and no
 result at all (never run, or cut off by a crash) is a failure.
 --allow-splat turns kernel splats into a skipped item (for mutant kernels).
+--expect-hang FUNC: a mutant kernel that must hang at boot, with CPU 0 in
+FUNC (4-boot.sh's register dump, symbolized); anything else fails.
+--expect-message REGEX (repeatable): some kernel message must match each
+(evidence that a boot went through the path it was meant to).
 
 Pass/fail of KUnit suites and of the userspace kselftests is read with the
 tree's own tools/testing/kunit/kunit.py parse (the log is split at the
@@ -42,6 +46,7 @@ MARK_END = '### tlb-series: userspace tests end'
 # Lines 4-boot.sh appends after QEMU has stopped: what follows one of them
 # (for a hang, QEMU's register dump) is not console output.
 MARK_HANG = '### tlb-series: hang: '
+MARK_CPU = '### tlb-series: '
 MARK_TIMEOUT = '### tlb-series: boot timed out'
 # guest/init's keep-alive line while a quiet test runs (see 4-boot.sh
 # --silence); it is not the test's output.
@@ -185,6 +190,9 @@ def parse(args):
                     if l.startswith((MARK_HANG, MARK_TIMEOUT))), len(raw))
     hang = next((l[len(MARK_HANG):] for l in raw[trailer:]
                  if l.startswith(MARK_HANG)), None)
+    # Where the boot CPU was (4-boot.sh names its RIP/PC's symbol).
+    cpu0 = next((l[len(MARK_CPU):].rstrip() for l in raw[trailer:]
+                 if l.startswith(MARK_CPU + 'CPU 0 at ')), None)
     timed_out = next((l[len('### tlb-series: '):] for l in raw[trailer:]
                       if l.startswith(MARK_TIMEOUT)), None)
     raw = raw[:trailer]
@@ -235,6 +243,8 @@ def parse(args):
         'row_started': row_seen,
         'timed_out': timed_out,
         'hang': hang,
+        'cpu0': cpu0,
+        'messages': kernel_messages(raw) if args.expect_message else [],
         'lines': len(raw),
     }
 
@@ -357,6 +367,30 @@ def verdict(res, args, v):
                    (f'the run was cut off by {cause}' if not res['finished']
                     else 'not requested') + '); it must fail on this kernel')
 
+    for rx in args.expect_message or []:
+        # Evidence that the boot went where it was meant to (e.g. through
+        # a test-only hold, on the clocksource it was meant to check).
+        m = next((l for l in res.get('messages', []) if re.search(rx, l)), None)
+        if m:
+            v.item('PASS', 'message', f'"{m[:100]}"')
+        else:
+            v.item('FAIL', 'message', f'no kernel message matches /{rx}/')
+    if args.expect_hang:
+        # A kernel broken on purpose must hang, with the boot CPU in the
+        # function the broken decision is in: a hang elsewhere, a
+        # timeout or a boot that ends proves nothing.
+        where = res.get('cpu0') or ''
+        if res['hang'] is None:
+            v.item('FAIL', 'console', f'expected to hang with CPU 0 in '
+                   f'{args.expect_hang}, but ' +
+                   (res['timed_out'] if res['timed_out'] else 'it did not hang') +
+                   ': not caught')
+        elif not where.startswith(f'CPU 0 at {args.expect_hang}+'):
+            v.item('FAIL', 'console', f'hung, but {where or "CPU 0 not named (no register dump or System.map)"}'
+                   f', not in {args.expect_hang}: not the hang expected')
+        else:
+            v.item('PASS', 'console', f'hung, as it must: {where}')
+        return
     not_run = [t for t in res['requested'] or [] if t not in seen]
     reasons = []
     if res['hang'] is not None:
@@ -400,6 +434,11 @@ def main():
     ap.add_argument('--evidence',
                     help='a test of --expect-fail is caught only if its '
                     'output matches this regex')
+    ap.add_argument('--expect-hang', metavar='FUNC',
+                    help='a broken (mutant) kernel that must hang, with CPU 0 '
+                    'in FUNC (from the hang\'s register dump)')
+    ap.add_argument('--expect-message', metavar='REGEX', action='append',
+                    help='some kernel message must match REGEX (repeatable)')
     ap.add_argument('--allow-splat', action='store_true',
                     help='a broken (mutant) kernel: report splats, do not fail')
     ap.add_argument('--row',

@@ -134,8 +134,9 @@ matrix_rows() {
 	local row mutant arch append check evidence order
 	while IFS='|' read -r row mutant _ arch append check evidence _; do
 		case $row in '' | '#'*) continue ;; esac
-		# "-": not observable here; herd7 rows: run by herd-check.sh.
-		case $check in - | herd7.*) continue ;; esac
+		# "-": not observable here; herd7 rows: run by herd-check.sh;
+		# boot rows: a boot of their own in guest/boots.
+		case $check in - | herd7.* | boot) continue ;; esac
 		case $check in
 		kunit.*) order=0 ;;
 		kvm.*) order=1 ;;
@@ -173,10 +174,11 @@ logf_of() { echo "$LOGS/${1//\//_}.log"; }
 # then KVM selftests, then other tests, then the stress tests, whose
 # mutants leave stale translations behind.
 boot() {
-	local tag arch kernel suites tests append vopts opts rows checks evs kunit
-	IFS='|' read -r tag arch kernel suites tests append vopts <<<"$1"
-	log "check: boot $tag"
+	local tag arch kernel suites tests append vopts bopts bo opts rows checks evs kunit
+	IFS='|' read -r tag arch kernel suites tests append vopts bopts <<<"$1"
+	words bo "$bopts" || { log "boot $tag: bad 4-boot.sh options in guest/boots"; return 0; }
 	# Two memory nodes: tlb_coherency -m migrate moves pages between them.
+	# The line's own 4-boot.sh options (bo) come last and override these.
 	opts=(--nodes 2 --tests "$(tests_of "$tests")")
 	kunit=() rows=()
 	[ "$kernel" != mutants ] || rows_of "$arch" "$append"
@@ -193,17 +195,24 @@ boot() {
 	# (tlb_flush_history's first second after a trim), which fails its
 	# mutation row; the builds and checks beside a boot run at a lower
 	# priority and take little from it.
-	flock "$LOGS/.boot.lock" \
-		"$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$(logf_of "$tag")" "${opts[@]}" || true
+	# The log line is written once the lock is held, so that the times
+	# in make check's log are the boot's own, not its wait for the other
+	# lane.
+	flock "$LOGS/.boot.lock" bash -c 'printf "[%4ds] check: boot %s\n" "$(( $(date +%s) - T0 ))" "$1" >&2; shift; exec "$@"' \
+		boot "$tag" "$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$(logf_of "$tag")" "${opts[@]}" "${bo[@]}" || true
 }
 # judge_boot LINE: the verdicts of one boot's log. A mutants boot has one
 # more per matrix row: its check must fail with its own evidence (a KUnit
 # case: its failed expectation).
 judge_boot() {
 	local tag arch kernel kunit tests append vopts vo logf rows checks evs i evo
-	IFS='|' read -r tag arch kernel kunit tests append vopts <<<"$1"
+	IFS='|' read -r tag arch kernel kunit tests append vopts _ <<<"$1"
 	logf=$(logf_of "$tag")
-	read -ra vo <<<"$vopts"
+	if ! words vo "$vopts"; then
+		[ "${prejudge:-0}" = 1 ] || tally <<<"FAIL $tag options -- bad quoting in guest/boots: $vopts
+counts 0 1 0"
+		return 0
+	fi
 	verdict "$tag" "$logf" "${vo[@]}"
 	[ "$kernel" = mutants ] || return 0
 	rows_of "$arch" "$append"
@@ -312,6 +321,31 @@ for g in "${groups[@]}"; do
 done
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
 mapfile -t boots < <(for a in "${arches[@]}"; do printf '%s\n' "${boots[@]}" | grep "^[^|]*|$a|"; done)
+
+# A matrix row that is a boot of its own must have that boot in
+# guest/boots (tag ARCH/mutants/ROW, the row's append), judged by the
+# row's evidence ("CPU 0 at FUNC": --expect-hang FUNC); otherwise it
+# would only read "not run" in results/mutants.md.
+boot_rows_match() {
+	local row arch append check ev line t a k ap vopts vo i ok
+	while IFS='|' read -r row _ _ arch append check ev _; do
+		[ "$check" = boot ] || continue
+		ok=0
+		line=$(grep "^$arch/mutants/$row|" "$TOP/guest/boots" || true)
+		IFS='|' read -r t a k _ _ ap vopts _ <<<"$line"
+		if [ "$a|$k|$ap" = "$arch|mutants|$append" ] && [ "${ev#CPU 0 at }" != "$ev" ] &&
+			words vo "$vopts" 2>/dev/null; then
+			for ((i = 0; i + 1 < ${#vo[@]}; i++)); do
+				[ "${vo[$i]}|${vo[$((i + 1))]}" != "--expect-hang|${ev#CPU 0 at }" ] || ok=1
+			done
+		fi
+		[ "$ok" = 1 ] && continue
+		printf '  FAIL %s/mutant/%s matrix -- no boot %s/mutants/%s in guest/boots with append "%s" and --expect-hang %s\n' \
+			"$arch" "$row" "$arch" "$row" "$append" "${ev#CPU 0 at }"
+		F=$((F + 1))
+	done < <(grep -v '^#' "$TOP/mutants/matrix")
+}
+boot_rows_match
 
 trap 'stop_lanes; stop_bg' EXIT
 # make test: CHECK_SKIP="selftest lint" leaves out the harness self-tests

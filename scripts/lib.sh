@@ -200,6 +200,21 @@ lock_out() { # one make check, bench, repro or lint at a time per $OUT
 	export HARNESS_LOCKED=$OUT
 }
 
+words() { # words NAME STRING: the array NAME gets STRING's words, split as
+	# a shell splits them (quotes keep a regex with spaces whole); an
+	# unmatched quote is an error, not a word lost. The options of
+	# guest/boots and of the self-tests' recorded logs go through here.
+	local -n _w=$1
+	local _s
+	_s=$(python3 -c 'import shlex, sys
+try:
+    print("\n".join(shlex.split(sys.argv[1])))
+except ValueError as e:
+    sys.exit(f"words: {e} in: {sys.argv[1]}")' "$2") || return 1
+	_w=()
+	[ -z "$_s" ] || mapfile -t _w <<<"$_s"
+}
+
 ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
 	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
 		"$TOP/guest/tests.list" | paste -sd, -

@@ -14,13 +14,133 @@
 #                       40MB-preamble case fails whenever the randomized
 #                       heap lies below the destination (1 run in 15 to
 #                       70 here).
+#   repro.sh watchdog   x86_64 boots that only reach init and power off,
+#                       with the clocksource watchdog on the TSC (no
+#                       tsc=reliable), a hang being a console silent for
+#                       30 s (4-boot.sh --silence: the log keeps the
+#                       registers of every vCPU). First WATCHDOG_HELD (5)
+#                       boots each of base and series with the test-only
+#                       hold in boot-time stop_machine() calls
+#                       (testonly/, stop_machine_test_hold_ms=2000), which
+#                       puts the watchdog's remote skew check inside the
+#                       window on every boot: base must hang in every
+#                       one with CPU 0 in watchdog_check_skew(), the
+#                       series (its patch 1) in none (its console says
+#                       the check's wait timed out instead). Each
+#                       boot is judged by 5-results.py with the options
+#                       make check gives its own boot of that kind
+#                       (guest/boots).
+#                       Then WATCHDOG_BOOTS (200) boots of the series
+#                       kernel and WATCHDOG_BASE_BOOTS (80) of base as
+#                       they are, in turn, two at a time (a loaded host
+#                       widens the window): the series must not hang;
+#                       base's rate is printed beside it.
 . "$(dirname "$0")/lib.sh"
 lock_out
+
+# boots_opts TAG: the 5-results.py options of make check's boot TAG
+# (guest/boots), so that a repro judges its boots as make check does.
+boots_opts() {
+	awk -F'|' -v t="$1" '!/^#/ && $1 == t { print $7; n++ } END { exit n != 1 }' \
+		"$TOP/guest/boots" || die "no single line $1 in guest/boots"
+}
+
+# watchdog_boots TAG "KERNEL:N:JUDGE ..." [4-boot.sh options]: N boots of
+# each KERNEL, the kernels taken in turn (while each has boots left), two
+# at a time, so that each kernel's boots meet the same load. Each log is
+# judged by 5-results.py, with the options of make check's boot JUDGE
+# (guest/boots), or none for "-". Prints per KERNEL "KERNEL: passed P of
+# N, hung H" (H: boots whose console went silent, from 5-results.py's
+# console verdict); each failed boot's first FAIL line goes to stderr,
+# and so does the evidence of each boot that passed with some.
+watchdog_boots() {
+	local tag=$1 specs=$2 k n i j rc logf out order=() more=1 spec
+	local -A want cnt judge pass hung
+	local -a vo
+	shift 2
+	for spec in $specs; do
+		IFS=: read -r k n j <<<"$spec"
+		want[$k]=$n cnt[$k]=0 judge[$k]=$j pass[$k]=0 hung[$k]=0
+	done
+	while [ $more = 1 ]; do
+		more=0
+		for spec in $specs; do
+			k=${spec%%:*}
+			[ "${cnt[$k]}" -lt "${want[$k]}" ] || continue
+			cnt[$k]=$((cnt[$k] + 1))
+			order+=("$k-$tag-${cnt[$k]}")
+			more=1
+		done
+	done
+	for ((i = 0; i < ${#order[@]}; i += 2)); do
+		for ((j = i; j < ${#order[@]} && j < i + 2; j++)); do
+			k=${order[$j]%-"$tag"-*}
+			"$TOP"/scripts/4-boot.sh x86_64 "$k" "$OUT/logs/repro-watchdog/${order[$j]}.log" \
+				--tsc-watchdog --silence 30 --timeout 300 "$@" >/dev/null 2>&1 &
+		done
+		for ((j = i; j < ${#order[@]} && j < i + 2; j++)); do
+			rc=0
+			wait -n || rc=$?
+			[ "$rc" = 0 ] || [ "$rc" = 123 ] || log "watchdog: a boot ended with status $rc"
+		done
+	done
+	for n in "${order[@]}"; do
+		k=${n%-"$tag"-*}
+		logf=$OUT/logs/repro-watchdog/$n.log
+		vo=()
+		[ "${judge[$k]}" = - ] || words vo "$(boots_opts "${judge[$k]}")" || die "bad options for ${judge[$k]} in guest/boots"
+		out=$("$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$n" "${vo[@]}" 2>&1) || true
+		if grep -qE '^(FAIL [^ ]+ console -- hang:|(PASS|FAIL) [^ ]+ console -- hung)' <<<"$out"; then
+			hung[$k]=$((hung[$k] + 1))
+		fi
+		if grep -q '^counts [0-9]* 0 ' <<<"$out"; then
+			pass[$k]=$((pass[$k] + 1))
+			# The evidence of a boot that passed (where the hang was,
+			# the hold's message); a plain boot's PASS has none.
+			grep '^PASS .* -- ' <<<"$out" | cut -c1-200 | while read -r l; do log "watchdog: $l"; done
+		else
+			log "watchdog: $(grep -m1 '^FAIL' <<<"$out" | cut -c1-240 || echo "$n: no verdict (see $logf)")"
+		fi
+	done
+	for spec in $specs; do
+		k=${spec%%:*}
+		echo "$k: passed ${pass[$k]} of ${want[$k]}, hung ${hung[$k]}"
+	done
+}
+if [ "${1:-}" = watchdog ]; then
+	"$TOP"/scripts/2-tree.sh
+	for k in base-emu emu series; do
+		"$TOP"/scripts/3-build-kernel.sh x86_64 "$k" >/dev/null
+	done
+	"$TOP"/scripts/3-build-tests.sh x86_64 series >/dev/null
+	rm -rf "$OUT/logs/repro-watchdog"
+	mkdir -p "$OUT/logs/repro-watchdog"
+	rc=0
+	hold=stop_machine_test_hold_ms=2000
+	n=${WATCHDOG_HELD:-5}
+	# Held: base is judged as make check judges the mutant that brings
+	# the old clock back (it must hang, CPU 0 in watchdog_check_skew()),
+	# the series as make check judges the held boot of the fixed code
+	# (the hold's end with at least one timed-out skew check, then the
+	# switch to tsc-early, then power off).
+	echo "held ($hold), base (base-emu) and series (emu) in turn:"
+	r=$(watchdog_boots held "x86_64-base-emu:$n:x86_64/mutants/cs-tick-clock x86_64-emu:$n:x86_64/mutants/watchdog-held" \
+		--nodes 1 --append "$hold")
+	echo "$r"
+	grep -qx "x86_64-base-emu: passed $n of $n, hung $n" <<<"$r" || rc=1
+	grep -qx "x86_64-emu: passed $n of $n, hung 0" <<<"$r" || rc=1
+	s=${WATCHDOG_BOOTS:-200} b=${WATCHDOG_BASE_BOOTS:-80}
+	echo "as they are, series and base (base-emu) in turn while base has boots left:"
+	r=$(watchdog_boots plain "x86_64-series:$s:- x86_64-base-emu:$b:-")
+	echo "$r"
+	grep -qx "x86_64-series: passed $s of $s, hung 0" <<<"$r" || rc=1
+	exit $rc
+fi
 
 case ${1:-} in
 hv-shadow) kernels="x86_64-base x86_64-series" id=kvm.hyperv_tlb_flush_10x append=kvm_amd.npt=0 ;;
 mremap) kernels="x86_64-series arm64-series" id=mm.mremap_test_60x append= ;;
-*) die "usage: $0 hv-shadow|mremap" ;;
+*) die "usage: $0 hv-shadow|mremap|watchdog" ;;
 esac
 
 "$TOP"/scripts/2-tree.sh

@@ -196,12 +196,16 @@ fi
 #    or mid-line, panics before any TAP and mid-KUnit, a mutant's panic and
 #    catch (with and without its --evidence), a known failure that passes,
 #    RCU stall, hung task, hang marker; a boot with mutation-matrix rows
-#    judged as a whole and row by row (NAME@ROW.args judges NAME.log).
+#    judged as a whole and row by row (NAME@ROW.args judges NAME.log); a
+#    mutant boot that must hang with CPU 0 in a named function (it does,
+#    it hangs elsewhere, it hangs without a named CPU 0, it powers off)
+#    and a boot whose kernel messages must show a line (they do, they
+#    do not).
 td=$TOP/scripts/testdata
 for af in "$td"/results/*.args; do
 	n=$(basename "$af" .args)
 	cp "$td/results/${n%@*}.log" "$tmp/$n.log"
-	read -ra a <"$af"
+	words a "$(cat "$af")" || { bad "recorded log $n: its options split"; continue; }
 	if "$TOP"/scripts/5-results.py "$tmp/$n.log" --tree "$TREE" \
 		--known "$td/known-failures.txt" "${a[@]}" >"$tmp/$n.out" 2>"$tmp/$n.err" &&
 		[ ! -s "$tmp/$n.err" ] && diff -u "$td/results/$n.expect" "$tmp/$n.out" >"$tmp/$n.diff"; then
@@ -296,6 +300,16 @@ else
 	bad "cache_get: got '$r', want '$want'"
 fi
 
+# 7f. words (lib.sh) splits options as a shell does, and refuses an
+#     unmatched quote instead of dropping it.
+if words w "--a 'b c' d\ e \"f\"" && [ "${#w[@]}" = 4 ] && [ "${w[1]}" = "b c" ] &&
+	[ "${w[2]}" = "d e" ] && [ "${w[3]}" = f ] && words w "" && [ "${#w[@]}" = 0 ] &&
+	! words w "--a 'b c" 2>/dev/null; then
+	ok "words splits options as a shell does and refuses a bad quote"
+else
+	bad "words splits options as a shell does and refuses a bad quote"
+fi
+
 # 8. 4-boot.sh's silence watchdog, with no kernel: QEMU_CMD runs a fake
 #    QEMU (testdata/fake-qemu.py) that serves the monitor socket.
 mkdir -p "$tmp/out/build/x86_64-fake/arch/x86/boot"
@@ -319,7 +333,12 @@ wait_for() { # wait_for SECONDS CMD...: until CMD succeeds
 #     stops in seconds (well before --timeout; 3 s was too short when
 #     make check ran the self-tests beside builds and boots: the fake
 #     QEMU had printed nothing yet), status 123, with the hang marker
-#     and QEMU's registers in the log, no QEMU left, and a FAIL verdict.
+#     and QEMU's registers in the log, each CPU's RIP named from the
+#     build's System.map (here a made-up one), no QEMU left, and a FAIL
+#     verdict.
+printf '%s\n' 'ffffffff81000000 T _stext' 'ffffffff8113c200 T watchdog_check_skew' \
+	'ffffffff8113c300 t watchdog_check_skew_remote' 'ffffffff81187a00 T stop_machine_yield' \
+	'ffffffff81187a10 d not_text' >"$tmp/out/build/x86_64-fake/System.map"
 t=$SECONDS rc=0
 "${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/hang.pid" \
 	"${boot[@]}" "$tmp/hang.log" --silence 10 --timeout 180 2>"$tmp/hang.err" || rc=$?
@@ -328,6 +347,8 @@ v=$("$TOP"/scripts/5-results.py "$tmp/hang.log" --tree "$TREE" 2>&1 || true)
 if [ "$rc" = 123 ] && [ "$t" -le 60 ] && gone "$tmp/hang.pid" &&
 	grep -q '^### tlb-series: hang: console silent for [0-9]*s after: \[    1.612345\] clocksource' "$tmp/hang.log" &&
 	grep -q '^RIP=ffffffff8113c2b4' "$tmp/hang.log" &&
+	grep -qx '### tlb-series: CPU 0 at watchdog_check_skew+0xb4 (ffffffff8113c2b4)' "$tmp/hang.log" &&
+	grep -qx '### tlb-series: CPU 1 at stop_machine_yield+0x10 (ffffffff81187a10)' "$tmp/hang.log" &&
 	grep -q '^FAIL run console -- hang: console silent' <<<"$v" && grep -qx 'counts 0 1 0' <<<"$v"; then
 	ok "a silent console is stopped as a hang, with the registers in the log"
 else
