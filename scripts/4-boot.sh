@@ -21,9 +21,10 @@
 #                     (info registers -a), and QEMU is stopped. A hung boot
 #                     (the clocksource watchdog hang of kernels without
 #                     patch 1 hit one x86_64 boot in 40, without
-#                     tsc=reliable) thus fails in minutes, not at --timeout. guest/init prints a
-#                     heartbeat every 60 s while a test runs, and no boot or
-#                     KUnit step is silent for minutes, so 180 s is safe.
+#                     tsc=reliable) thus fails in minutes, not at
+#                     --timeout. guest/init prints a heartbeat every 60 s
+#                     while a test runs, and no boot or KUnit step is
+#                     silent for minutes, so 180 s is safe.
 #     --tsc-watchdog  x86_64: leave the clocksource watchdog on the TSC
 #                     (no tsc=reliable), to reproduce that hang
 # Exit status: 0 if the guest powered itself off, 124 on timeout, 123 on a
@@ -72,7 +73,9 @@ x86_64)
 	# (CPU0 spinning with interrupts off on a timeout that its own tick
 	# drives; README, "A boot hang in the clocksource watchdog"). make
 	# bench boots base kernels too, and the TLB tests do not depend on the
-	# watchdog. --tsc-watchdog drops it (make repro-watchdog).
+	# watchdog; it also skips the TSC sync check, which a loaded host can
+	# fail with two sockets (then the guest keeps time on the HPET).
+	# --tsc-watchdog drops it (make repro-watchdog, the held boots).
 	qemu=(qemu-system-x86_64 -cpu max -append "console=ttyS0${tscopt:+ $tscopt} $cmdline")
 	;;
 arm64)

@@ -370,9 +370,12 @@ def verdict(res, args, v):
     for rx in args.expect_message or []:
         # Evidence that the boot went where it was meant to (e.g. through
         # a test-only hold, on the clocksource it was meant to check).
-        m = next((l for l in res.get('messages', []) if re.search(rx, l)), None)
+        m = next((mm for mm in (re.search(rx, l) for l in res.get('messages', []))
+                  if mm), None)
         if m:
-            v.item('PASS', 'message', f'"{m[:100]}"')
+            # The end of the match: what a long line says last (the count
+            # of a hold's timeouts) is what it is quoted for.
+            v.item('PASS', 'message', f'"{m.string[max(0, m.end() - 100):m.end()]}"')
         else:
             v.item('FAIL', 'message', f'no kernel message matches /{rx}/')
     if args.expect_hang:

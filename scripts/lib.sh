@@ -215,6 +215,46 @@ except ValueError as e:
 	[ -z "$_s" ] || mapfile -t _w <<<"$_s"
 }
 
+# unjudged_boot_rows: the mutants/matrix rows whose check is "boot" that
+# guest/boots does not judge as the row says, one line each,
+# "ARCH/mutant/ROW|why". Such a row needs a boot of tag ARCH/mutants/ROW
+# (kernel mutants, the row's append, --expect-hang FUNC for the evidence
+# "CPU 0 at FUNC") and a control: a boot of the mutants kernel with the
+# same append but tlb_mutant=ROW and the same 4-boot.sh options, judged
+# by at least one --expect-message (the window the mutant hangs in must
+# pass without it, or the hang proves nothing).
+unjudged_boot_rows() {
+	local row arch append check ev line a k ap vopts bopts vo i ok ctl
+	while IFS='|' read -r row _ _ arch append check ev _; do
+		[ "$check" = boot ] || continue
+		ok=0
+		line=$(grep "^$arch/mutants/$row|" "$TOP/guest/boots" || true)
+		IFS='|' read -r _ a k _ _ ap vopts bopts <<<"$line"
+		if [ "$a|$k|$ap" = "$arch|mutants|$append" ] && [ "${ev#CPU 0 at }" != "$ev" ] &&
+			words vo "$vopts" 2>/dev/null; then
+			for ((i = 0; i + 1 < ${#vo[@]}; i++)); do
+				[ "${vo[$i]}|${vo[$((i + 1))]}" != "--expect-hang|${ev#CPU 0 at }" ] || ok=1
+			done
+		fi
+		if [ "$ok" = 0 ]; then
+			echo "$arch/mutant/$row|no boot $arch/mutants/$row in guest/boots with its append and --expect-hang ${ev#CPU 0 at }"
+			continue
+		fi
+		ctl=
+		words vo "$append" || vo=()
+		for i in "${vo[@]}"; do
+			[ "$i" = "tlb_mutant=$row" ] || ctl+=${ctl:+ }$i
+		done
+		ok=0
+		while IFS='|' read -r _ a k _ _ ap vopts line; do
+			[ "$a|$k|$ap|$line" = "$arch|mutants|$ctl|$bopts" ] || continue
+			case " $vopts" in *" --expect-message "*) ok=1 ;; esac
+		done < <(grep -v '^#' "$TOP/guest/boots")
+		[ "$ok" = 1 ] ||
+			echo "$arch/mutant/$row|no control boot in guest/boots: mutants kernel, append \"$ctl\", the same 4-boot.sh options, --expect-message"
+	done < <(grep -v '^#' "$TOP/mutants/matrix")
+}
+
 ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
 	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
 		"$TOP/guest/tests.list" | paste -sd, -

@@ -18,49 +18,57 @@
 #                       with the clocksource watchdog on the TSC (no
 #                       tsc=reliable), a hang being a console silent for
 #                       30 s (4-boot.sh --silence: the log keeps the
-#                       registers of every vCPU). First WATCHDOG_HELD (5)
-#                       boots each of base and series with the test-only
-#                       hold in boot-time stop_machine() calls
-#                       (testonly/, stop_machine_test_hold_ms=2000), which
-#                       puts the watchdog's remote skew check inside the
-#                       window on every boot: base must hang in every
-#                       one with CPU 0 in watchdog_check_skew(), the
-#                       series (its patch 1) in none (its console says
-#                       the check's wait timed out instead). Each
+#                       registers of every vCPU), two boots at a time.
+#                       First WATCHDOG_HELD (5, at least 1) boots each of
+#                       base and series held in the window: the
+#                       test-only hold of the boot CPU in the first
+#                       boot-time stop_machine() (testonly/), with the
+#                       command line and 4-boot.sh options of make
+#                       check's held boot (guest/boots). Base must hang
+#                       in every one with CPU 0 in watchdog_check_skew(),
+#                       the series (its patch 1) in none (its console
+#                       says the check's wait timed out instead); each
 #                       boot is judged by 5-results.py with the options
-#                       make check gives its own boot of that kind
-#                       (guest/boots).
-#                       Then WATCHDOG_BOOTS (200) boots of the series
-#                       kernel and WATCHDOG_BASE_BOOTS (80) of base as
-#                       they are, in turn, two at a time (a loaded host
-#                       widens the window): the series must not hang;
-#                       base's rate is printed beside it.
+#                       make check gives its own boot of that kind.
+#                       Then WATCHDOG_BOOTS (200; 0 skips them) boots of
+#                       the series kernel and WATCHDOG_BASE_BOOTS (80) of
+#                       base as they are, in turn (a loaded host widens
+#                       the window): the series must not hang; base's
+#                       rate is printed beside it.
 . "$(dirname "$0")/lib.sh"
 lock_out
 
-# boots_opts TAG: the 5-results.py options of make check's boot TAG
-# (guest/boots), so that a repro judges its boots as make check does.
-boots_opts() {
-	awk -F'|' -v t="$1" '!/^#/ && $1 == t { print $7; n++ } END { exit n != 1 }' \
-		"$TOP/guest/boots" || die "no single line $1 in guest/boots"
+# boots_field TAG N: field N of make check's boot TAG (guest/boots), so
+# that a repro boots and judges as make check does; fails unless exactly
+# one line has that tag.
+boots_field() {
+	awk -F'|' -v t="$1" -v f="$2" '!/^#/ && $1 == t { print $f; n++ } END { exit n != 1 }' \
+		"$TOP/guest/boots"
 }
 
 # watchdog_boots TAG "KERNEL:N:JUDGE ..." [4-boot.sh options]: N boots of
 # each KERNEL, the kernels taken in turn (while each has boots left), two
 # at a time, so that each kernel's boots meet the same load. Each log is
 # judged by 5-results.py, with the options of make check's boot JUDGE
-# (guest/boots), or none for "-". Prints per KERNEL "KERNEL: passed P of
-# N, hung H" (H: boots whose console went silent, from 5-results.py's
-# console verdict); each failed boot's first FAIL line goes to stderr,
-# and so does the evidence of each boot that passed with some.
+# (guest/boots field 7), or none for "-". Prints per KERNEL "KERNEL:
+# passed P of N, hung H" (H: boots whose console went silent, from
+# 5-results.py's console verdict); each failed boot's first FAIL line
+# goes to stderr, and so does the evidence of each boot that passed with
+# some. Not to be called in a command substitution: a guest/boots line
+# it cannot use must stop the repro (die), not just a subshell.
 watchdog_boots() {
-	local tag=$1 specs=$2 k n i j rc logf out order=() more=1 spec
+	local tag=$1 specs=$2 k n i j rc logf out order=() more=1 spec o pids
 	local -A want cnt judge pass hung
 	local -a vo
 	shift 2
 	for spec in $specs; do
 		IFS=: read -r k n j <<<"$spec"
-		want[$k]=$n cnt[$k]=0 judge[$k]=$j pass[$k]=0 hung[$k]=0
+		want[$k]=$n cnt[$k]=0 pass[$k]=0 hung[$k]=0 judge[$k]=
+		if [ "$j" != - ]; then
+			o=$(boots_field "$j" 7) || die "no single line $j in guest/boots"
+			words vo "$o" || die "bad options for $j in guest/boots"
+			judge[$k]=$o
+		fi
 	done
 	while [ $more = 1 ]; do
 		more=0
@@ -73,22 +81,24 @@ watchdog_boots() {
 		done
 	done
 	for ((i = 0; i < ${#order[@]}; i += 2)); do
+		pids=()
 		for ((j = i; j < ${#order[@]} && j < i + 2; j++)); do
 			k=${order[$j]%-"$tag"-*}
-			"$TOP"/scripts/4-boot.sh x86_64 "$k" "$OUT/logs/repro-watchdog/${order[$j]}.log" \
-				--tsc-watchdog --silence 30 --timeout 300 "$@" >/dev/null 2>&1 &
+			logf=$OUT/logs/repro-watchdog/${order[$j]}.log
+			"$TOP"/scripts/4-boot.sh x86_64 "$k" "$logf" \
+				--tsc-watchdog --silence 30 --timeout 300 "$@" >/dev/null 2>"$logf.err" &
+			pids+=($!)
 		done
-		for ((j = i; j < ${#order[@]} && j < i + 2; j++)); do
+		for j in "${pids[@]}"; do
 			rc=0
-			wait -n || rc=$?
+			wait "$j" || rc=$?
 			[ "$rc" = 0 ] || [ "$rc" = 123 ] || log "watchdog: a boot ended with status $rc"
 		done
 	done
 	for n in "${order[@]}"; do
 		k=${n%-"$tag"-*}
 		logf=$OUT/logs/repro-watchdog/$n.log
-		vo=()
-		[ "${judge[$k]}" = - ] || words vo "$(boots_opts "${judge[$k]}")" || die "bad options for ${judge[$k]} in guest/boots"
+		words vo "${judge[$k]}"
 		out=$("$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$n" "${vo[@]}" 2>&1) || true
 		if grep -qE '^(FAIL [^ ]+ console -- hang:|(PASS|FAIL) [^ ]+ console -- hung)' <<<"$out"; then
 			hung[$k]=$((hung[$k] + 1))
@@ -115,25 +125,33 @@ if [ "${1:-}" = watchdog ]; then
 	"$TOP"/scripts/3-build-tests.sh x86_64 series >/dev/null
 	rm -rf "$OUT/logs/repro-watchdog"
 	mkdir -p "$OUT/logs/repro-watchdog"
+	sum=$OUT/logs/repro-watchdog/summary
 	rc=0
-	hold=stop_machine_test_hold_ms=2000
-	n=${WATCHDOG_HELD:-5}
-	# Held: base is judged as make check judges the mutant that brings
-	# the old clock back (it must hang, CPU 0 in watchdog_check_skew()),
-	# the series as make check judges the held boot of the fixed code
-	# (the hold's end with at least one timed-out skew check, then the
-	# switch to tsc-early, then power off).
+	n=${WATCHDOG_HELD:-5} s=${WATCHDOG_BOOTS:-200} b=${WATCHDOG_BASE_BOOTS:-80}
+	[ "$n" -ge 1 ] || die "WATCHDOG_HELD must be at least 1: the held boots are the evidence"
+	# Held: the hold (kernel command line) and the 4-boot.sh options of
+	# make check's held boot; base is judged as make check judges the
+	# mutant that brings the old clock back (it must hang, CPU 0 in
+	# watchdog_check_skew()), the series as make check judges the held
+	# boot of the fixed code (the hold's end with at least one timed-out
+	# skew check, then the switch to tsc-early, then power off).
+	hold=$(boots_field x86_64/mutants/watchdog-held 6) || die "no single line x86_64/mutants/watchdog-held in guest/boots"
+	o=$(boots_field x86_64/mutants/watchdog-held 8) || die "no single line x86_64/mutants/watchdog-held in guest/boots"
+	words bo "$o" || die "bad 4-boot.sh options for x86_64/mutants/watchdog-held in guest/boots"
 	echo "held ($hold), base (base-emu) and series (emu) in turn:"
-	r=$(watchdog_boots held "x86_64-base-emu:$n:x86_64/mutants/cs-tick-clock x86_64-emu:$n:x86_64/mutants/watchdog-held" \
-		--nodes 1 --append "$hold")
-	echo "$r"
-	grep -qx "x86_64-base-emu: passed $n of $n, hung $n" <<<"$r" || rc=1
-	grep -qx "x86_64-emu: passed $n of $n, hung 0" <<<"$r" || rc=1
-	s=${WATCHDOG_BOOTS:-200} b=${WATCHDOG_BASE_BOOTS:-80}
+	watchdog_boots held "x86_64-base-emu:$n:x86_64/mutants/cs-tick-clock x86_64-emu:$n:x86_64/mutants/watchdog-held" \
+		--append "$hold" "${bo[@]}" >"$sum"
+	cat "$sum"
+	grep -qx "x86_64-base-emu: passed $n of $n, hung $n" "$sum" || rc=1
+	grep -qx "x86_64-emu: passed $n of $n, hung 0" "$sum" || rc=1
+	if [ "$s" -lt 1 ]; then
+		echo "as they are: not run (WATCHDOG_BOOTS=$s)"
+		exit $rc
+	fi
 	echo "as they are, series and base (base-emu) in turn while base has boots left:"
-	r=$(watchdog_boots plain "x86_64-series:$s:- x86_64-base-emu:$b:-")
-	echo "$r"
-	grep -qx "x86_64-series: passed $s of $s, hung 0" <<<"$r" || rc=1
+	watchdog_boots plain "x86_64-series:$s:- x86_64-base-emu:$b:-" >"$sum"
+	cat "$sum"
+	grep -qx "x86_64-series: passed $s of $s, hung 0" "$sum" || rc=1
 	exit $rc
 fi
 

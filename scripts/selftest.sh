@@ -310,6 +310,35 @@ else
 	bad "words splits options as a shell does and refuses a bad quote"
 fi
 
+# 7g. A mutation-matrix row whose check is a boot of its own must have
+#     that boot in guest/boots, judged by the row's evidence, and a
+#     control boot (the same window without the mutant, judged by a
+#     message): the real files agree; a boot that expects the hang
+#     elsewhere, one with another append, a missing boot, a missing
+#     control, a control without its messages and a control with other
+#     4-boot.sh options are each reported.
+mt=$tmp/matrix-top
+mkdir -p "$mt/guest" "$mt/mutants"
+cp "$TOP/mutants/matrix" "$mt/mutants/"
+unjudged_after() { # unjudged_after SED: the rows left unjudged once guest/boots is edited by SED
+	sed "$1" "$TOP/guest/boots" >"$mt/guest/boots"
+	TOP=$mt unjudged_boot_rows | cut -d'|' -f1 | paste -sd, -
+}
+want=x86_64/mutant/cs-tick-clock got=$(unjudged_boot_rows)
+for e in 's/--expect-hang watchdog_check_skew/--expect-hang watchdog_wait_seq/' \
+	's/|tlb_mutant=cs-tick-clock stop_machine_test_hold_ms=2000|/|tlb_mutant=cs-tick-clock|/' \
+	'/^x86_64\/mutants\/cs-tick-clock|/d' \
+	'/^x86_64\/mutants\/watchdog-held|/d' \
+	's/^\(x86_64\/mutants\/watchdog-held|[^|]*|[^|]*|[^|]*|[^|]*|[^|]*\)|[^|]*|/\1||/' \
+	'/^x86_64\/mutants\/watchdog-held|/s/--silence 30/--silence 90/'; do
+	got+=" $(unjudged_after "$e")"
+done
+if [ "$got" = "$(printf " $want%.0s" 1 2 3 4 5 6)" ]; then
+	ok "a matrix row that is a boot must have its boot, judged by its evidence, and its control"
+else
+	bad "a matrix row that is a boot must have its boot, judged by its evidence, and its control: [$got]"
+fi
+
 # 8. 4-boot.sh's silence watchdog, with no kernel: QEMU_CMD runs a fake
 #    QEMU (testdata/fake-qemu.py) that serves the monitor socket.
 mkdir -p "$tmp/out/build/x86_64-fake/arch/x86/boot"
