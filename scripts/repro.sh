@@ -107,7 +107,8 @@ watchdog_boots() {
 			pass[$k]=$((pass[$k] + 1))
 			# The evidence of a boot that passed (where the hang was,
 			# the hold's message); a plain boot's PASS has none.
-			grep '^PASS .* -- ' <<<"$out" | cut -c1-200 | while read -r l; do log "watchdog: $l"; done
+			{ grep '^PASS .* -- ' <<<"$out" || true; } | cut -c1-200 |
+				while read -r l; do log "watchdog: $l"; done
 		else
 			log "watchdog: $(grep -m1 '^FAIL' <<<"$out" | cut -c1-240 || echo "$n: no verdict (see $logf)")"
 		fi
