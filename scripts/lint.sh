@@ -231,6 +231,15 @@ if { want sparse || want kdoc; } && [ -n "$steps" ]; then
 	# The kernel files the series touches, analysed at both ends.
 	touched=$(kernel_files base series)
 	analyse series "$OUT/lint/series"
+	# The base's warnings only excuse the tip's: the base is analysed
+	# for the files with warnings at the tip and no others (none, most
+	# of the time: a cold run then configures and prepares no base build
+	# dir for either arch).
+	touched=$(for f in $touched; do
+		for g in "$OUT"/lint/series/{sparse-x86_64,sparse-arm64,kdoc}-"${f//\//_}"; do
+			if [ -s "$g" ]; then echo "$f"; break; fi
+		done
+	done)
 	# The base's warnings depend only on what goes into this key: they
 	# are kept in the download cache, so that a warm run analyses the
 	# series alone (half of this step's time). Of the harness, only the
@@ -248,7 +257,9 @@ if { want sparse || want kdoc; } && [ -n "$steps" ]; then
 			done
 		done
 	} | sha256sum | cut -c1-16)
-	if [ -d "$CACHE/lint-base/$key" ]; then
+	if [ -z "$touched" ]; then
+		mkdir -p "$OUT/lint/base"
+	elif [ -d "$CACHE/lint-base/$key" ]; then
 		cp -a "$CACHE/lint-base/$key" "$OUT/lint/base"
 	else
 		analyse base "$OUT/lint/base"

@@ -114,6 +114,46 @@ if [ -d "$TREE/.git" ]; then
 	git -C "$TREE" checkout -q -- README
 fi
 
+# 4c. make tree keeps the base commit in the download cache: a second
+#     clone's tree starts from it (same commit, same files, no unpacking),
+#     and a base.conf naming another tarball does not use it. Offline: a
+#     small tarball, 2-tree.sh run from a copy of the harness with no
+#     patches.
+bt=$tmp/btree
+mkdir -p "$bt/src/linux-source-7.3" "$bt/h/patches" "$bt/h/testonly" "$bt/h/mutants" "$bt/cache/base"
+cp -a "$TOP/scripts" "$bt/h/"
+printf '#!/bin/sh\nexit 0\n' >"$bt/h/scripts/cover.sh"
+mkbase() { # mkbase TEXT: a base tarball holding TEXT, and a base.conf for it
+	printf 'kernelversion:\n\t@echo 7.3.4\n' >"$bt/src/linux-source-7.3/Makefile"
+	echo "$1" >"$bt/src/linux-source-7.3/README"
+	printf 'x\n# Debian packaging\n/*\n' >"$bt/src/linux-source-7.3/.gitignore"
+	tar -C "$bt/src" -cJf "$bt/cache/base/linux-source-7.3-7.3.4-1_bpo13+1.tar.xz" linux-source-7.3
+	sed "s/^BASE_TARBALL_SHA256=.*/BASE_TARBALL_SHA256=$(sha256sum <"$bt/cache/base/linux-source-7.3-7.3.4-1_bpo13+1.tar.xz" | cut -d' ' -f1)/" \
+		"$TOP/base.conf" >"$bt/h/base.conf"
+}
+btree() { # btree OUTNAME: make tree in a new out dir; its log in OUTNAME.err
+	env -u T0 CACHE="$bt/cache" OUT="$bt/$1" "$bt/h/scripts/2-tree.sh" >/dev/null 2>"$bt/$1.err"
+}
+mkbase one
+if btree o1 && btree o2 &&
+	grep -q 'tree: extracting' "$bt/o1.err" && ! grep -q 'tree: extracting' "$bt/o2.err" &&
+	grep -q 'base from the download cache' "$bt/o2.err" &&
+	[ "$(git -C "$bt/o1/linux" rev-parse base)" = "$(git -C "$bt/o2/linux" rev-parse base)" ] &&
+	[ "$(cat "$bt/o2/linux/README")" = one ] &&
+	[ -z "$(git -C "$bt/o2/linux" status --porcelain)" ] &&
+	[ "$(git -C "$bt/o2/linux" config gc.auto)" = 0 ]; then
+	ok "make tree takes the base commit from the download cache"
+else
+	bad "make tree takes the base commit from the download cache: $(tail -n 2 "$bt"/o*.err | tr '\n' ' ')"
+fi
+mkbase two
+if btree o3 && grep -q 'tree: extracting' "$bt/o3.err" &&
+	[ "$(cat "$bt/o3/linux/README")" = two ]; then
+	ok "make tree makes the base again for another tarball"
+else
+	bad "make tree makes the base again for another tarball: $(tail -n 2 "$bt/o3.err" | tr '\n' ' ')"
+fi
+
 # 5. make lint: a patch with a checkpatch warning fails, a clean one passes.
 lintpatch() { # lintpatch FILE LINE: a patch that adds LINE to mm/mprotect.c
 	cat > "$1" <<EOL
