@@ -42,29 +42,55 @@ def main():
            'change: their spread is the noise of the run.', '']
     rows = []
     for v in (4, 8):
-        for path in ('native', 'hv-emul'):
-            for ph in ('none', 'history'):
-                m = get(ms, metric=f'mprotect_iter_median_{ph}', arch='x86_64',
-                        kernel='series', path=path, vcpus=v)
-                if m:
-                    rows.append((f'x86_64 {path:7} {v} vCPUs, {"history" if ph == "history" else "no history":10}',
-                                 m['ratios'].get('series/base')))
+        for ph in ('none', 'history'):
+            m = get(ms, metric=f'mprotect_iter_median_{ph}', arch='x86_64',
+                    kernel='series', path='native', vcpus=v)
+            if m:
+                rows.append((f'{v} vCPUs, {"history" if ph == "history" else "no history":10}',
+                             rfmt(m, 'series/base')))
     if rows:
-        out.append('  mprotect()+mprotect()+write per iteration (median)')
-        out += [f'    {label}  {fmt(r)}' for label, r in rows]
+        n = len((get(ms, metric='mprotect_iter_median_none', arch='x86_64',
+                     kernel='series', path='native') or {}).get('samples') or [1])
+        out.append('  x86_64, native flush path (code the series does not change but for')
+        out.append('  the shared predicate), mprotect()+mprotect()+write per iteration,')
+        out.append(f'  median; base and series boot in turn, {n} rounds, series/base:')
+        out += [f'    {label}  {r}' for label, r in rows]
         out.append('')
-    t = [(v, get(ms, metric='hv_targets_per_flush_history', arch='x86_64',
-                 kernel=k, path='hv-emul', vcpus=v)) for v in (4, 8)
-         for k in ('base', 'series')]
-    if any(m for _, m in t):
-        out.append('  vCPUs targeted per flush by the emulated hypercall (history)')
-        for v in (4, 8):
-            b = get(ms, metric='hv_targets_per_flush_history', arch='x86_64',
-                    kernel='base', path='hv-emul', vcpus=v)
-            s = get(ms, metric='hv_targets_per_flush_history', arch='x86_64',
-                    kernel='series', path='hv-emul', vcpus=v)
-            out.append(f'    {v} vCPUs: base {fmt(b and b["value"], 2)}, '
-                       f'series {fmt(s and s["value"], 2)}')
+    hv = [m for m in ms if m.get('section') == 'hvscale']
+    if hv:
+        def h(metric, k, v):
+            return get(hv, metric=metric, kernel=k, vcpus=v)
+        counts = sorted({m['vcpus'] for m in hv})
+        n = len((hv[0].get('samples') or [1]))
+        out.append('  x86_64, emulated Hyper-V flush hypercall (a test-only in-guest')
+        out.append('  stand-in, not Hyper-V), tlb_flush_history\'s history phase (the mm')
+        out.append('  ran on every vCPU, then loops on one), median per iteration; base')
+        out.append(f'  and series boot in turn at each vCPU count, {n} rounds:')
+        for v in counts:
+            m = h('hvscale_iter_median_history', 'series', v)
+            out.append(f"    {v:2} vCPUs: series/base {rfmt(m, 'series/base')}")
+        for v in counts[1:]:
+            for k in ('base', 'series'):
+                m = h('hvscale_iter_median_history', k, v)
+                name = f'{v}/{counts[0]}'
+                out.append(f"    growth {name} vCPUs, {k}:")
+                out.append(f"      {rfmt(m, name)}")
+        # The floor: base's own none phase over its history phase, the
+        # same boots (a kernel that sent no flush in the history phase).
+        for v in counts:
+            nb, hb = h('hvscale_iter_median_none', 'base', v), h('hvscale_iter_median_history', 'base', v)
+            if nb and hb and nb['value'] is not None and hb['value']:
+                per = [x / y for x, y in zip(nb.get('samples') or [], hb.get('samples') or [])
+                       if x is not None and y]
+                rng = f' (rounds {min(per):.3f}-{max(per):.3f}, n={len(per)})' if len(per) > 1 else ''
+                out.append(f"    floor at {v} vCPUs (base none/history, same boots):")
+                out.append(f"      {nb['value'] / hb['value']:.3f}{rng}")
+        tg = [(v, h('hvscale_targets_per_flush_history', 'base', v),
+               h('hvscale_targets_per_flush_history', 'series', v)) for v in counts]
+        out.append('    flush targets per flush (history), base / series:')
+        out.append('      ' + ', '.join(
+            f"{v} vCPUs {fmt(b and b['value'], 2)} / {fmt(s_ and s_['value'], 2)}"
+            for v, b, s_ in tg))
         out.append('')
     def arm(k, q):
         return get(ms, metric=f'mprotect_iter_{q}', arch='arm64', kernel=k,
@@ -73,10 +99,10 @@ def main():
     if s1:
         fl = arm('floor', 'median_single_cpu')
         n = len(s1.get('samples') or [1])
-        out.append('  arm64, 4 vCPUs, mprotect()+mprotect()+write, median per iteration; kernels')
-        out.append('  without lockdep and DEBUG_VM; base, series and floor boot in turn,')
-        out.append(f'  {n} rounds, ratios taken round by round; in a boot, one CPU: fastest')
-        out.append('  of the repeated runs, threads: median of all runs')
+        out.append('  arm64, 4 vCPUs, mprotect()+mprotect()+write, median per iteration;')
+        out.append('  kernels without lockdep and DEBUG_VM; base, series and floor boot')
+        out.append(f'  in turn, {n} rounds, ratios taken round by round; in a boot, one')
+        out.append('  CPU: fastest of the repeated runs, threads: median of all runs')
         out.append(f"    one CPU only: series/base {rfmt(s1, 'series/base')},")
         out.append(f"      series/floor {rfmt(s1, 'series/floor')}")
         if fl:
@@ -86,7 +112,8 @@ def main():
                         ('median_threaded2', 'one thread on each of 2 CPUs')):
             th = arm('series', q)
             if th:
-                out.append(f"    {what}: series/base {rfmt(th, 'series/base')}")
+                out.append(f"    {what}:")
+                out.append(f"      series/base {rfmt(th, 'series/base')}")
         bc = get(ms, metric='broadcast_flush_per_iter_single_cpu', arch='arm64',
                  kernel='series')
         if bc:
@@ -124,27 +151,39 @@ def main():
                 continue
             c = [n[('counting', p, q)] for q in ('flush_per_rt', 'sync_per_rt')]
             sv = [n[('series', p, q)] for q in ('flush_per_rt', 'sync_per_rt')]
-            rng = r.get('ratio_range', {}).get('series/base')
-            spr = ''
-            if rng:
-                spr = (f" (median of {len(r['ratio_rounds']['series/base'])}"
-                       f" interleaved rounds, per-round {rng[0]:.3f}-{rng[1]:.3f}"
-                       + (', within noise' if r['within_noise']['series/base']
-                          else '') + ')')
-            out.append(f"    {what}: time series/base "
-                       f"{fmt(r['ratios'].get('series/base'))}{spr}; TLB flush + MMU sync "
-                       f"requests per round trip {fmt(c[0] and c[0]['value'], 0)} + "
+            out.append(f"    {what}:")
+            out.append(f"      time series/base {rfmt(r, 'series/base')}")
+            out.append("      TLB flush + MMU sync requests per round trip:")
+            out.append(f"        "
+                       f"{fmt(c[0] and c[0]['value'], 0)} + "
                        f"{fmt(c[1] and c[1]['value'], 0)} before, "
                        f"{fmt(sv[0] and sv[0]['value'], 0)} + "
                        f"{fmt(sv[1] and sv[1]['value'], 0)} after")
         out.append('')
     st = [m for m in ms if m['metric'] == 'stress_stale']
     if st:
-        out.append('  TLB coherency stress test on the series (stale / reads checked)')
+        out.append('  TLB coherency stress test on the series (stale / reads checked,')
+        out.append('  all rounds)')
         for m in st:
             r = get(ms, metric='stress_reads', arch=m['arch'], path=m['path'])
+            n = len(m.get('samples') or [1])
             out.append(f"    {m['arch']} {m['path']}: {m['value']:g} stale in "
-                       f"{(r or {}).get('value', 0):.3g} reads")
+                       f"{(r or {}).get('value', 0):.3g} reads ({n} boots)")
+        out.append('')
+    bw = [(a, get(ms, metric='boot_wall', arch=a, kernel='series', path='boot'))
+          for a in ('x86_64', 'arm64')]
+    if any(m for _, m in bw):
+        out.append('  Boot to userspace and power off, wall time, series/base:')
+        for a, m in bw:
+            if m:
+                out.append(f"    {a}: {rfmt(m, 'series/base')}")
+        out.append('')
+    rg = [m for m in ms if m['metric'] == 'regression_pass_sets_equal']
+    if rg:
+        out.append('  Regression suites (a check, run once): the tests base passes,')
+        out.append('  the series passes: ' + '; '.join(
+            f"{m['arch']} {'yes' if m.get('status') == 'PASS' else 'NO'}"
+            f" ({len(m.get('passed', {}).get('series', []))} tests)" for m in rg))
         out.append('')
     sys.stdout.write('\n'.join(out).rstrip('\n') + '\n')
 

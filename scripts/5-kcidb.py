@@ -11,8 +11,9 @@ checkout: TREE's branch base + patches/ (KCIDB's patchset_hash); a build
 per build dir ARCH-REF (.config sha256, compiler), "host" for the rest;
 check: a test per line "STATUS [TAG] NAME [-- WHY]" of LOGDIR/*.verdict,
 path TAG (but the arch) then NAME, output and duration from LOG.json of
-5-results.py; bench: a test per row, DONE, number = value and unit.  misc
-keeps the rest.  --fixed pins run id and time, no host look-ups (self-test:
+5-results.py; bench: a test per row, DONE (or the row's own status: a check
+such as regress), number = value and unit.  misc keeps the rest.  --fixed
+pins run id and time, no host look-ups (self-test:
 scripts/testdata/kcidb/run.sh).
 """
 import argparse
@@ -196,10 +197,13 @@ def bench(doc, path):
     for r in rows:
         v = r.get('value')
         ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+        # A check among the measurements (regress: equal pass sets) has
+        # its own status; a measurement is DONE, or ERROR without a value.
+        status = r.get('status') or ('DONE' if ok else 'ERROR')
         doc.test(r['arch'], refs.get(r['kernel'], r['kernel']),
                  test_path('bench', r.get('section'), r['metric'],
                            r.get('path'), f'{r.get("vcpus")}vcpu'),
-                 status='DONE' if ok else 'ERROR',
+                 status=status,
                  number=clean({'value': v, 'unit': r.get('unit')}) if ok
                  else None,
                  misc=clean({k: x for k, x in r.items()

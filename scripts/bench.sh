@@ -40,19 +40,23 @@ emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
 # bench.json, and 5-report.py takes ratios between rounds run side by side
 # (series/base, and the "ratio_to" pairs, e.g. {"8/4": {"vcpus": 4}}).
 emit_samples() {
-	local rto=
+	local rto= how=median
 	[ "$1" = --ratio-to ] && rto=$2 && shift 2
+	[ "$1" = --sum ] && how=sum && shift
 	local args=("${@:1:6}")
 	shift 6
-	python3 - "$cur" "$rto" "${args[@]}" "$@" >>"$M" <<'PY'
+	python3 - "$cur" "$rto" "$how" "${args[@]}" "$@" >>"$M" <<'PY'
 import json, statistics, sys
-sec, rto, metric, arch, kernel, path, vcpus, unit = sys.argv[1:9]
-vals = [float(v) for v in sys.argv[9:] if v not in ('null', '')]
+sec, rto, how, metric, arch, kernel, path, vcpus, unit = sys.argv[1:10]
+vals = [float(v) for v in sys.argv[10:] if v not in ('null', '')]
+value = (sum(vals) if how == 'sum' else statistics.median(vals)) if vals else None
 m = {'section': sec, 'metric': metric, 'arch': arch, 'kernel': kernel,
-     'path': path, 'vcpus': int(vcpus),
-     'value': statistics.median(vals) if vals else None, 'unit': unit,
+     'path': path, 'vcpus': int(vcpus), 'value': value, 'unit': unit,
      'samples': [float(v) if v not in ('null', '') else None
-                 for v in sys.argv[9:]]}
+                 for v in sys.argv[10:]]}
+if how == 'sum':
+    m['value_is'] = 'sum of the rounds'
+
 if rto:
     m['ratio_to'] = json.loads(rto)
 print(json.dumps(m))
@@ -122,32 +126,36 @@ for arch in x86_64 arm64; do
 done
 fi
 
-# x86: the mprotect reproducer, with and without a history of running on
-# every CPU, on the native path and on the emulated Hyper-V path.
+# x86: the mprotect reproducer on the native flush path, with and
+# without a history of running on every CPU, at X86_VCPUS (4 8) vCPUs:
+# X86_ROUNDS (5) rounds, base and series booted in turn in each, pinned.
+# Per kernel: the median per iteration of each phase (samples = the
+# rounds), series/base and history/none taken round by round. (The
+# emulated Hyper-V path is the hvscale section's.)
 if section x86; then
-for v in 4 8; do
-	for k in base series; do
-		kb=$([ $k = base ] && echo base-emu || echo emu)
-		for path in native hv-emul; do
-			opt=$([ $path = hv-emul ] && echo hv_emul_flush || true)
-			name=x86_64-$k-$path-${v}v
-			boot x86_64 "x86_64-$kb" "$name" --smp "$v" --append "$opt" \
+rounds=$(seq "${X86_ROUNDS:-5}")
+for r in $rounds; do
+	for v in ${X86_VCPUS:-4 8}; do
+		for k in base series; do
+			kb=$([ $k = base ] && echo base-emu || echo emu)
+			boot x86_64 "x86_64-$kb" "x86_64-$k-native-${v}v-r$r" --smp "$v" \
 				--tests mm.tlb_flush_history_bench
-			for ph in none history; do
-				lg=$LOGS/$name.log
-				med=$(metric "$lg" mm.tlb_flush_history_bench "phase=$ph " median_us)
-				p90=$(metric "$lg" mm.tlb_flush_history_bench "phase=$ph " p90_us)
-				emit "mprotect_iter_median_$ph" x86_64 $k $path $v "$med" us \
-					"$([ $ph = history ] && echo '{"history/none": {"metric": "mprotect_iter_median_none"}}')"
-				emit "mprotect_iter_p90_$ph" x86_64 $k $path $v "$p90" us
-				[ $path = hv-emul ] || continue
-				it=$(metric "$lg" mm.tlb_flush_history_bench "phase=$ph " iters)
-				for c in hv_hypercalls hv_targets; do
-					n=$(metric "$lg" mm.tlb_flush_history_bench "phase=$ph " $c)
-					# two flushes per iteration (one per mprotect)
-					emit "${c}_per_flush_$ph" x86_64 $k $path $v \
-						"$(python3 -c "print(round($n / (2 * $it), 4) if $n >= 0 and $it else 'null')")" count
+		done
+	done
+done
+for v in ${X86_VCPUS:-4 8}; do
+	for k in base series; do
+		for ph in none history; do
+			for q in median p90; do
+				vals=()
+				for r in $rounds; do
+					vals+=("$(metric "$LOGS/x86_64-$k-native-${v}v-r$r.log" \
+						mm.tlb_flush_history_bench "phase=$ph " ${q}_us)")
 				done
+				rto=
+				[ $ph = history ] && rto="{\"history/none\": {\"metric\": \"mprotect_iter_${q}_none\"}}"
+				emit_samples ${rto:+--ratio-to "$rto"} "mprotect_iter_${q}_$ph" \
+					x86_64 $k native "$v" us "${vals[@]}"
 			done
 		done
 	done
@@ -311,22 +319,35 @@ for npt in ${NSVM_NPT:-1 0}; do
 done
 fi
 
-# The stress test, long enough for 1e8 checked reads per path: stale
-# observations must be 0 on the series.
+# The stress test on the series, STRESS_ROUNDS (5) boots per path of 8 s
+# per mode (guest/tests.list), about 1e8 checked reads per path in all:
+# stale observations must be 0 in every round. reads, faults and stale
+# are the sums of the rounds (the rounds as samples).
 if section stress; then
-STRESS=${STRESS:-all}
-for run in "x86_64 x86_64-series native" "x86_64 x86_64-emu hv-emul" "arm64 arm64-series native"; do
+rounds=$(seq "${STRESS_ROUNDS:-5}")
+for r in $rounds; do
+	for run in "x86_64 x86_64-series native" "x86_64 x86_64-emu hv-emul" "arm64 arm64-series native"; do
+		set -- $run
+		opt=$([ "$3" = hv-emul ] && echo hv_emul_flush || true)
+		boot "$1" "$2" "$1-stress-$3-r$r" --append "$opt" \
+			--tests mm.tlb_coherency_bench --timeout 1800
+	done
+done
+for run in "x86_64 native" "x86_64 hv-emul" "arm64 native"; do
 	set -- $run
-	opt=$([ "$3" = hv-emul ] && echo hv_emul_flush || true)
-	boot "$1" "$2" "$1-stress-$3" --append "$opt" --tests mm.tlb_coherency_bench --timeout 1800
 	for key in reads faults stale; do
-		emit "stress_$key" "$1" series "$3" 4 \
-			"$(metric "$LOGS/$1-stress-$3.log" mm.tlb_coherency_bench "tlb_coherency: reads=" $key)" count
+		vals=()
+		for r in $rounds; do
+			vals+=("$(metric "$LOGS/$1-stress-$2-r$r.log" mm.tlb_coherency_bench "tlb_coherency: reads=" $key)")
+		done
+		emit_samples --sum "stress_$key" "$1" series "$2" 4 count "${vals[@]}"
 	done
 done
 fi
 
-# Regression suites on both kernels: the pass sets must be equal.
+# Regression suites on both kernels: the pass sets must be equal. A check,
+# run once, not a measurement: one row per arch with its verdict (a test
+# with a status in bench.kcidb.json) and the tests each kernel passed.
 if section regress; then
 for arch in x86_64 arm64; do
 	# The stress test too: it must pass on base as well as on the series.
@@ -334,15 +355,22 @@ for arch in x86_64 arm64; do
 	[ "$arch" = x86_64 ] && tests="$tests,$(ids regress kvm.)"
 	for k in base series; do
 		logf=$LOGS/$arch-$k-regress.log
-		s=$(date +%s.%N)
 		"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$logf" --pin --tests "$tests" \
 			--append "kvm_amd.npt=1" || true
-		e=$(date +%s.%N)
-		"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$arch/$k" >/dev/null
-		passset "$logf.json" >"$LOGS/$arch-$k.pass"
-		emit regression_passed "$arch" "$k" regress 4 "$(wc -w <"$LOGS/$arch-$k.pass")" tests
-		emit regression_wall "$arch" "$k" regress 4 "$(echo "$e - $s" | bc)" s
+		"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$arch/$k" >/dev/null || true
+		passset "$logf.json" >"$LOGS/$arch-$k.pass" || : >"$LOGS/$arch-$k.pass"
 	done
+	python3 - "$cur" "$arch" "$LOGS/$arch-base.pass" "$LOGS/$arch-series.pass" >>"$M" <<'PY'
+import json, sys
+sec, arch, bp, sp = sys.argv[1:5]
+base, series = (open(p).read().split() for p in (bp, sp))
+same = bool(base) and base == series
+print(json.dumps({'section': sec, 'metric': 'regression_pass_sets_equal',
+                  'arch': arch, 'kernel': 'series', 'path': 'regress',
+                  'vcpus': 4, 'value': int(same), 'unit': 'bool',
+                  'status': 'PASS' if same else 'FAIL',
+                  'passed': {'base': base, 'series': series}}))
+PY
 	if cmp -s "$LOGS/$arch-base.pass" "$LOGS/$arch-series.pass"; then
 		log "bench $arch: regression pass sets are equal ($(wc -w <"$LOGS/$arch-base.pass") tests)"
 	else
@@ -351,17 +379,27 @@ for arch in x86_64 arm64; do
 done
 fi
 
-# Boot to userspace and power off, nothing else: three boots per kernel.
+# Boot to userspace and power off, nothing else: BOOT_ROUNDS (5) rounds,
+# the four kernels in turn in each; the wall time of each boot, QEMU's
+# start to its exit.
 if section boot; then
+rounds=$(seq "${BOOT_ROUNDS:-5}")
+for r in $rounds; do
+	for arch in x86_64 arm64; do
+		for k in base series; do
+			s=$(date +%s.%N)
+			"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$LOGS/$arch-$k-boot-r$r.log" --pin || true
+			echo "$(date +%s.%N) - $s" | bc >"$LOGS/$arch-$k-boot-r$r.wall"
+		done
+	done
+done
 for arch in x86_64 arm64; do
 	for k in base series; do
-		tot=0
-		for i in 1 2 3; do
-			s=$(date +%s.%N)
-			"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$LOGS/$arch-$k-boot$i.log" --pin || true
-			tot=$(echo "$tot + $(date +%s.%N) - $s" | bc)
+		vals=()
+		for r in $rounds; do
+			vals+=("$(cat "$LOGS/$arch-$k-boot-r$r.wall" 2>/dev/null || echo null)")
 		done
-		emit boot_wall "$arch" "$k" boot 4 "$(echo "scale=3; $tot / 3" | bc)" s
+		emit_samples boot_wall "$arch" "$k" boot 4 s "${vals[@]}"
 	done
 done
 fi
