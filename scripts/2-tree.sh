@@ -54,6 +54,9 @@ make_base() {
 	mkdir -p "$1"
 	tar -xf "$tarball" -C "$1" --strip-components=1
 	cd "$1"
+	# The user's git configuration (excludes, hooks, signing) must not
+	# change the commit.
+	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 	# Debian's packaging repository ignores every top-level path ("/*"),
 	# which would hide the whole source from git add: drop that block.
 	sed -i '/^# Debian packaging/,$d' .gitignore
@@ -73,6 +76,7 @@ of the top-level .gitignore is dropped. It ignores every top-level path
 ("/*"), so git add would see nothing.
 EOM
 	git tag base
+	unset GIT_CONFIG_GLOBAL GIT_CONFIG_NOSYSTEM
 	cd "$TOP"
 }
 
@@ -82,7 +86,10 @@ EOM
 # it: the pack is hard-linked, only the checkout writes the files (a
 # minute less than unpacking and hashing the tarball; 15 s here).
 if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
-	key=$({ echo "$BASE_TARBALL_SHA256"; declare -f make_base git_fixed; } | sha256sum | cut -c1-16)
+	# Everything the commit is made of: the tarball, base.conf's names
+	# and the fixed date in its message and identities, and the code.
+	key=$({ declare -p BASE_TARBALL_SHA256 BASE_PKG BASE_VERSION BASE_SUITE BASE_DATE
+		declare -f make_base git_fixed; } | sha256sum | cut -c1-16)
 	bgit=$CACHE/base-git/$key
 	rm -rf "$TREE" "$TREE.tmp"
 	if git -C "$bgit" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
@@ -95,12 +102,17 @@ if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 		# kept the same entry meanwhile).
 		mkdir -p "$CACHE/base-git"
 		w=$(mktemp -d "$bgit.XXXXXX")
+		trap 'rm -rf "$w"' EXIT
 		# One pack, no deltas, light compression: 25 s to write here,
 		# and a checkout from it reads no loose objects (15 s, not 40).
-		git clone -q --bare "$TREE.tmp" "$w/bare" &&
-			git -C "$w/bare" -c pack.window=0 -c pack.compression=1 repack -q -a -d &&
+		if git clone -q --bare "$TREE.tmp" "$w/bare" &&
+			git -C "$w/bare" -c pack.window=0 -c pack.compression=1 repack -q -a -d; then
 			mv -T "$w/bare" "$bgit" 2>/dev/null || true
+		else
+			log "tree: the base was not kept in the download cache"
+		fi
 		rm -rf "$w"
+		trap - EXIT
 	fi
 	# No automatic gc: it would repack all of the base's objects in the
 	# background, minutes of CPU beside the first kernel build.

@@ -17,6 +17,13 @@ def get(ms, **k):
     return None
 
 
+def rounds(m):
+    """How a measurement was taken: 'N rounds', or 'one run' when it has no
+    per-round samples (an older make bench)."""
+    n = len((m or {}).get('samples') or [])
+    return f'{n} rounds' if n > 1 else 'one run'
+
+
 def fmt(v, digits=3):
     return '-' if v is None else f'{v:.{digits}f}'
 
@@ -27,7 +34,7 @@ def rfmt(m, name):
         return '-'
     rng = m.get('ratio_range', {}).get(name)
     if not rng:
-        return fmt(m['ratios'][name])
+        return fmt(m['ratios'][name]) + ' (one run, no spread)'
     noise = ', within noise' if m['within_noise'][name] else ''
     return (f"{fmt(m['ratios'][name])} (rounds {rng[0]:.3f}-{rng[1]:.3f}, "
             f"n={len(m['ratio_rounds'][name])}{noise})")
@@ -37,9 +44,8 @@ def main():
     ms = json.load(open(sys.argv[1]))
     out = ['Results (make bench, QEMU TCG; series/base ratios, lower is faster;',
            'generated from results/bench.json, where each group of rows comes',
-           'from one run of base and series side by side). The x86 native',
-           'rows and the rows without history run code the series does not',
-           'change: their spread is the noise of the run.', '']
+           'from one run of base and series side by side; a ratio is that of',
+           'two medians, with the range of the per-round ratios).', '']
     rows = []
     for v in (4, 8):
         for ph in ('none', 'history'):
@@ -49,11 +55,12 @@ def main():
                 rows.append((f'{v} vCPUs, {"history" if ph == "history" else "no history":10}',
                              rfmt(m, 'series/base')))
     if rows:
-        n = len((get(ms, metric='mprotect_iter_median_none', arch='x86_64',
-                     kernel='series', path='native') or {}).get('samples') or [1])
-        out.append('  x86_64, native flush path (code the series does not change but for')
-        out.append('  the shared predicate), mprotect()+mprotect()+write per iteration,')
-        out.append(f'  median; base and series boot in turn, {n} rounds, series/base:')
+        n = rounds(get(ms, metric='mprotect_iter_median_none', arch='x86_64',
+                       kernel='series', path='native'))
+        out.append('  x86_64, native flush path (the series changes it only by sharing')
+        out.append('  its flush-target predicate), mprotect()+mprotect()+write per')
+        out.append(f'  iteration, median; base and series boot in turn, {n},')
+        out.append('  series/base:')
         out += [f'    {label}  {r}' for label, r in rows]
         out.append('')
     hv = [m for m in ms if m.get('section') == 'hvscale']
@@ -61,11 +68,11 @@ def main():
         def h(metric, k, v):
             return get(hv, metric=metric, kernel=k, vcpus=v)
         counts = sorted({m['vcpus'] for m in hv})
-        n = len((hv[0].get('samples') or [1]))
+        n = rounds(hv[0])
         out.append('  x86_64, emulated Hyper-V flush hypercall (a test-only in-guest')
         out.append('  stand-in, not Hyper-V), tlb_flush_history\'s history phase (the mm')
         out.append('  ran on every vCPU, then loops on one), median per iteration; base')
-        out.append(f'  and series boot in turn at each vCPU count, {n} rounds:')
+        out.append(f'  and series boot in turn at each vCPU count, {n}:')
         for v in counts:
             m = h('hvscale_iter_median_history', 'series', v)
             out.append(f"    {v:2} vCPUs: series/base {rfmt(m, 'series/base')}")
@@ -98,10 +105,10 @@ def main():
     s1 = arm('series', 'median_single_cpu')
     if s1:
         fl = arm('floor', 'median_single_cpu')
-        n = len(s1.get('samples') or [1])
+        n = rounds(s1)
         out.append('  arm64, 4 vCPUs, mprotect()+mprotect()+write, median per iteration;')
         out.append('  kernels without lockdep and DEBUG_VM; base, series and floor boot')
-        out.append(f'  in turn, {n} rounds, ratios taken round by round; in a boot, one')
+        out.append(f'  in turn, {n}, ratios taken round by round; in a boot, one')
         out.append('  CPU: fastest of the repeated runs, threads: median of all runs')
         out.append(f"    one CPU only: series/base {rfmt(s1, 'series/base')},")
         out.append(f"      series/floor {rfmt(s1, 'series/floor')}")
@@ -163,12 +170,16 @@ def main():
     st = [m for m in ms if m['metric'] == 'stress_stale']
     if st:
         out.append('  TLB coherency stress test on the series (stale / reads checked,')
-        out.append('  all rounds)')
+        out.append('  all boots)')
         for m in st:
-            r = get(ms, metric='stress_reads', arch=m['arch'], path=m['path'])
+            r = get(ms, metric='stress_reads', arch=m['arch'], path=m['path']) or {}
+            got = [v for v in m.get('samples') or [m['value']] if v is not None]
             n = len(m.get('samples') or [1])
-            out.append(f"    {m['arch']} {m['path']}: {m['value']:g} stale in "
-                       f"{(r or {}).get('value', 0):.3g} reads ({n} boots)")
+            note = '' if len(got) == n else f', {n - len(got)} of them without a count'
+            stale = '-' if m['value'] is None else f"{m['value']:g}"
+            reads = '-' if r.get('value') is None else f"{r['value']:.3g}"
+            out.append(f"    {m['arch']} {m['path']}: {stale} stale in {reads} reads "
+                       f"({n} boot{'s' if n > 1 else ''}{note})")
         out.append('')
     bw = [(a, get(ms, metric='boot_wall', arch=a, kernel='series', path='boot'))
           for a in ('x86_64', 'arm64')]
@@ -178,12 +189,15 @@ def main():
             if m:
                 out.append(f"    {a}: {rfmt(m, 'series/base')}")
         out.append('')
-    rg = [m for m in ms if m['metric'] == 'regression_pass_sets_equal']
+    rg = [m for m in ms if m['metric'] == 'regression_base_passes_kept']
     if rg:
-        out.append('  Regression suites (a check, run once): the tests base passes,')
-        out.append('  the series passes: ' + '; '.join(
-            f"{m['arch']} {'yes' if m.get('status') == 'PASS' else 'NO'}"
-            f" ({len(m.get('passed', {}).get('series', []))} tests)" for m in rg))
+        out.append('  Regression suites (a check, run once): every test base passes,')
+        out.append('  the series passes too: ' + '; '.join(
+            f"{m['arch']} {m.get('status')} (base passed "
+            f"{len(m.get('passed', {}).get('base', []))})" for m in rg))
+        for m in rg:
+            if m.get('lost'):
+                out.append(f"    {m['arch']}, lost: {' '.join(m['lost'])}")
         out.append('')
     sys.stdout.write('\n'.join(out).rstrip('\n') + '\n')
 

@@ -11,9 +11,10 @@ checkout: TREE's branch base + patches/ (KCIDB's patchset_hash); a build
 per build dir ARCH-REF (.config sha256, compiler), "host" for the rest;
 check: a test per line "STATUS [TAG] NAME [-- WHY]" of LOGDIR/*.verdict,
 path TAG (but the arch) then NAME, output and duration from LOG.json of
-5-results.py; bench: a test per row, DONE (or the row's own status: a check
-such as regress), number = value and unit.  misc keeps the rest.  --fixed
-pins run id and time, no host look-ups (self-test:
+5-results.py; bench: a test per row, DONE (a check, such as regress or the
+stress test's stale count: its own status), number = value and unit when
+there is one.  misc keeps the rest.
+--fixed pins run id and time, no host look-ups (self-test:
 scripts/testdata/kcidb/run.sh).
 """
 import argparse

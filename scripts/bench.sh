@@ -35,28 +35,38 @@ emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
 # 5-results.py) that contains MATCH; with "median" or "min", the median or
 # the least of all such lines of all the LOGs (a test that repeats its
 # measurement, in one boot or in several).
-# emit_samples [--ratio-to JSON] METRIC ARCH KERNEL PATH VCPUS UNIT V...:
+# emit_samples [--ratio-to JSON] [--sum [--zero]] METRIC ARCH KERNEL PATH
+# VCPUS UNIT V...:
 # one measurement per round; the value is their median, the samples stay in
 # bench.json, and 5-report.py takes ratios between rounds run side by side
 # (series/base, and the "ratio_to" pairs, e.g. {"8/4": {"vcpus": 4}}).
 emit_samples() {
-	local rto= how=median
+	local rto= how=median zero=0
 	[ "$1" = --ratio-to ] && rto=$2 && shift 2
 	[ "$1" = --sum ] && how=sum && shift
+	[ "$1" = --zero ] && zero=1 && shift
 	local args=("${@:1:6}")
 	shift 6
-	python3 - "$cur" "$rto" "$how" "${args[@]}" "$@" >>"$M" <<'PY'
+	python3 - "$cur" "$rto" "$how" "$zero" "${args[@]}" "$@" >>"$M" <<'PY'
 import json, statistics, sys
-sec, rto, how, metric, arch, kernel, path, vcpus, unit = sys.argv[1:10]
-vals = [float(v) for v in sys.argv[10:] if v not in ('null', '')]
-value = (sum(vals) if how == 'sum' else statistics.median(vals)) if vals else None
+sec, rto, how, zero, metric, arch, kernel, path, vcpus, unit = sys.argv[1:11]
+samples = [float(v) if v not in ('null', '') else None for v in sys.argv[11:]]
+vals = [v for v in samples if v is not None]
 m = {'section': sec, 'metric': metric, 'arch': arch, 'kernel': kernel,
-     'path': path, 'vcpus': int(vcpus), 'value': value, 'unit': unit,
-     'samples': [float(v) if v not in ('null', '') else None
-                 for v in sys.argv[10:]]}
+     'path': path, 'vcpus': int(vcpus), 'value': None, 'unit': unit,
+     'samples': samples}
 if how == 'sum':
+    # A sum over rounds with a round missing (a boot that hung or
+    # crashed: what a coherency bug may cause) is no sum at all.
     m['value_is'] = 'sum of the rounds'
-
+    if vals and len(vals) == len(samples):
+        m['value'] = sum(vals)
+    # --zero: a count that must be 0 (stale reads) is a check too.
+    if zero == '1':
+        m['status'] = ('ERROR' if m['value'] is None else
+                       'PASS' if m['value'] == 0 else 'FAIL')
+elif vals:
+    m['value'] = statistics.median(vals)
 if rto:
     m['ratio_to'] = json.loads(rto)
 print(json.dumps(m))
@@ -92,6 +102,11 @@ boot() { # boot ARCH BUILD LOGNAME [4-boot.sh options]: boot, parse, keep going
 	grep -q '^FAIL' "$logf.verdict" && log "bench: $3: $(grep -m1 '^FAIL' "$logf.verdict")"
 	return 0
 }
+# in_turn ROUND K1 K2: the two kernels in the order round ROUND boots
+# them, K1 first in odd rounds, K2 first in even ones (what is left of
+# an order effect, e.g. a page cache warmed by the first boot, then
+# falls on both alike).
+in_turn() { if [ $(($1 % 2)) = 1 ]; then echo "$2 $3"; else echo "$3 $2"; fi; }
 passset() { # the sorted ids of passing userspace tests in a run's JSON
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(sorted(t["name"].split()[0] for t in r["kselftest"] or [] if t["status"] == "PASS")))' "$1"
 }
@@ -128,7 +143,8 @@ fi
 
 # x86: the mprotect reproducer on the native flush path, with and
 # without a history of running on every CPU, at X86_VCPUS (4 8) vCPUs:
-# X86_ROUNDS (5) rounds, base and series booted in turn in each, pinned.
+# X86_ROUNDS (5) rounds, base and series booted in turn in each (in_turn),
+# pinned.
 # Per kernel: the median per iteration of each phase (samples = the
 # rounds), series/base and history/none taken round by round. (The
 # emulated Hyper-V path is the hvscale section's.)
@@ -136,7 +152,7 @@ if section x86; then
 rounds=$(seq "${X86_ROUNDS:-5}")
 for r in $rounds; do
 	for v in ${X86_VCPUS:-4 8}; do
-		for k in base series; do
+		for k in $(in_turn "$r" base series); do
 			kb=$([ $k = base ] && echo base-emu || echo emu)
 			boot x86_64 "x86_64-$kb" "x86_64-$k-native-${v}v-r$r" --smp "$v" \
 				--tests mm.tlb_flush_history_bench
@@ -166,7 +182,7 @@ fi
 # the vCPUs an mm has visited (the reporter's 32 and 96 vCPUs, scaled down
 # to what TCG on this host can run): the history reproducer at each count
 # of HVSCALE_VCPUS (4 8 16), HVSCALE_ROUNDS (5) rounds, and in each round
-# base and series boot in turn, pinned, at each count. Per kernel and count:
+# base and series boot in turn (in_turn), pinned, at each count. Per kernel and count:
 # the history and none phases' median per iteration (samples = the rounds),
 # series/base, the growth against the first count (rounds paired by
 # index), and the hypercall targets per flush.
@@ -176,7 +192,7 @@ v0=${vcpus%% *}
 rounds=$(seq "${HVSCALE_ROUNDS:-5}")
 for r in $rounds; do
 	for v in $vcpus; do
-		for k in base series; do
+		for k in $(in_turn "$r" base series); do
 			kb=$([ $k = base ] && echo base-emu || echo emu)
 			boot x86_64 "x86_64-$kb" "x86_64-$k-hvscale-${v}v-r$r" --smp "$v" \
 				--append hv_emul_flush --tests mm.tlb_flush_history_bench
@@ -330,7 +346,7 @@ for r in $rounds; do
 		set -- $run
 		opt=$([ "$3" = hv-emul ] && echo hv_emul_flush || true)
 		boot "$1" "$2" "$1-stress-$3-r$r" --append "$opt" \
-			--tests mm.tlb_coherency_bench --timeout 1800
+			--tests mm.tlb_coherency_bench --timeout 600
 	done
 done
 for run in "x86_64 native" "x86_64 hv-emul" "arm64 native"; do
@@ -340,14 +356,17 @@ for run in "x86_64 native" "x86_64 hv-emul" "arm64 native"; do
 		for r in $rounds; do
 			vals+=("$(metric "$LOGS/$1-stress-$2-r$r.log" mm.tlb_coherency_bench "tlb_coherency: reads=" $key)")
 		done
-		emit_samples --sum "stress_$key" "$1" series "$2" 4 count "${vals[@]}"
+		z=$([ "$key" = stale ] && echo --zero || true)
+		emit_samples --sum $z "stress_$key" "$1" series "$2" 4 count "${vals[@]}"
 	done
 done
 fi
 
-# Regression suites on both kernels: the pass sets must be equal. A check,
-# run once, not a measurement: one row per arch with its verdict (a test
-# with a status in bench.kcidb.json) and the tests each kernel passed.
+# Regression suites on both kernels: every test base passes, the series
+# must pass. A check, run once, not a measurement: one row per arch with
+# its status (PASS; FAIL, naming the tests the series lost; ERROR when
+# base passed nothing, i.e. its boot failed) and the tests each kernel
+# passed (a test with a status in bench.kcidb.json).
 if section regress; then
 for arch in x86_64 arm64; do
 	# The stress test too: it must pass on base as well as on the series.
@@ -355,41 +374,49 @@ for arch in x86_64 arm64; do
 	[ "$arch" = x86_64 ] && tests="$tests,$(ids regress kvm.)"
 	for k in base series; do
 		logf=$LOGS/$arch-$k-regress.log
-		"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$logf" --pin --tests "$tests" \
-			--append "kvm_amd.npt=1" || true
-		"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$arch/$k" >/dev/null || true
-		passset "$logf.json" >"$LOGS/$arch-$k.pass" || : >"$LOGS/$arch-$k.pass"
+		if [ "${BENCH_REUSE_LOGS:-0}" != 1 ] || [ ! -f "$logf.json" ]; then
+			"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$logf" --pin --tests "$tests" \
+				--append "kvm_amd.npt=1" || true
+			"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$arch/$k" >/dev/null || true
+		fi
+		passset "$logf.json" >"$LOGS/$arch-$k.pass" 2>/dev/null || : >"$LOGS/$arch-$k.pass"
 	done
 	python3 - "$cur" "$arch" "$LOGS/$arch-base.pass" "$LOGS/$arch-series.pass" >>"$M" <<'PY'
 import json, sys
 sec, arch, bp, sp = sys.argv[1:5]
 base, series = (open(p).read().split() for p in (bp, sp))
-same = bool(base) and base == series
-print(json.dumps({'section': sec, 'metric': 'regression_pass_sets_equal',
+lost = sorted(set(base) - set(series))
+status = 'ERROR' if not base else 'FAIL' if lost else 'PASS'
+print(json.dumps({'section': sec, 'metric': 'regression_base_passes_kept',
                   'arch': arch, 'kernel': 'series', 'path': 'regress',
-                  'vcpus': 4, 'value': int(same), 'unit': 'bool',
-                  'status': 'PASS' if same else 'FAIL',
+                  'vcpus': 4, 'value': None, 'unit': 'check',
+                  'status': status, 'lost': lost,
                   'passed': {'base': base, 'series': series}}))
+print(f'bench {arch}: regression suites: {status}: base passed {len(base)}, '
+      f'the series {len(series)}' + (f', lost {" ".join(lost)}' if lost else ''),
+      file=sys.stderr)
 PY
-	if cmp -s "$LOGS/$arch-base.pass" "$LOGS/$arch-series.pass"; then
-		log "bench $arch: regression pass sets are equal ($(wc -w <"$LOGS/$arch-base.pass") tests)"
-	else
-		log "bench $arch: regression pass sets DIFFER: base [$(cat "$LOGS/$arch-base.pass")] series [$(cat "$LOGS/$arch-series.pass")]"
-	fi
 done
 fi
 
 # Boot to userspace and power off, nothing else: BOOT_ROUNDS (5) rounds,
-# the four kernels in turn in each; the wall time of each boot, QEMU's
-# start to its exit.
+# the kernels of each arch in turn (in_turn) in each; a sample is the wall
+# time of one 4-boot.sh (QEMU's start to its exit, plus the harness's own
+# fixed cost of a boot, the same for both kernels), none for a boot that
+# failed.
 if section boot; then
 rounds=$(seq "${BOOT_ROUNDS:-5}")
 for r in $rounds; do
 	for arch in x86_64 arm64; do
-		for k in base series; do
+		for k in $(in_turn "$r" base series); do
+			w=$LOGS/$arch-$k-boot-r$r.wall
+			[ "${BENCH_REUSE_LOGS:-0}" = 1 ] && [ -f "$w" ] && continue
 			s=$(date +%s.%N)
-			"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$LOGS/$arch-$k-boot-r$r.log" --pin || true
-			echo "$(date +%s.%N) - $s" | bc >"$LOGS/$arch-$k-boot-r$r.wall"
+			if "$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$LOGS/$arch-$k-boot-r$r.log" --pin; then
+				echo "$(date +%s.%N) - $s" | bc >"$w"
+			else
+				echo null >"$w"
+			fi
 		done
 	done
 done
@@ -405,12 +432,22 @@ done
 fi
 
 if [ "$SECTIONS" != "$ALL_SECTIONS" ] && [ -f "$RESULTS/bench.json" ]; then
+	# Rows of an earlier make bench whose kind this one no longer makes
+	# are not kept: the regress section's timings, the x86 section's
+	# emulated Hyper-V rows (hvscale's now), and a boot time or x86 row
+	# taken once, not in rounds.
 	python3 - "$RESULTS/bench.json" "$SECTIONS" >"$M.kept" <<'PY'
 import json, sys
 keep = sys.argv[2].split()
 for m in json.load(open(sys.argv[1])):
-    if m.get('section') not in keep:
-        print(json.dumps(m))
+    if m.get('section') in keep:
+        continue
+    if m['metric'] in ('regression_wall', 'regression_passed',
+                       'regression_pass_sets_equal'):
+        continue
+    if m.get('section') in ('x86', 'boot') and not m.get('samples'):
+        continue
+    print(json.dumps(m))
 PY
 	cat "$M" >>"$M.kept" && mv "$M.kept" "$M"
 fi

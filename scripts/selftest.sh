@@ -153,6 +153,14 @@ if btree o3 && grep -q 'tree: extracting' "$bt/o3.err" &&
 else
 	bad "make tree makes the base again for another tarball: $(tail -n 2 "$bt/o3.err" | tr '\n' ' ')"
 fi
+# The same tarball from another suite: its commit message differs.
+sed -i 's/^BASE_SUITE=.*/BASE_SUITE=selftest-suite/' "$bt/h/base.conf"
+if btree o4 && grep -q 'tree: extracting' "$bt/o4.err" &&
+	git -C "$bt/o4/linux" log -1 --format=%B base | grep -q 'suite selftest-suite'; then
+	ok "make tree makes the base again when base.conf names another suite"
+else
+	bad "make tree makes the base again when base.conf names another suite: $(tail -n 2 "$bt/o4.err" | tr '\n' ' ')"
+fi
 
 # 5. make lint: a patch with a checkpatch warning fails, a clean one passes.
 lintpatch() { # lintpatch FILE LINE: a patch that adds LINE to mm/mprotect.c
@@ -377,6 +385,21 @@ if [ "$got" = "$(printf " $want%.0s" 1 2 3 4 5 6)" ]; then
 	ok "a matrix row that is a boot must have its boot, judged by its evidence, and its control"
 else
 	bad "a matrix row that is a boot must have its boot, judged by its evidence, and its control: [$got]"
+fi
+
+# 7h. The cover letter's results section (5-cover.py) from rows that went
+#     wrong: a stress round without a count is no "0 stale", a ratio
+#     measured once says it has no spread, a regress check names what
+#     the series lost; and it does not crash on a missing value.
+if out=$("$TOP"/scripts/5-cover.py "$TOP/scripts/testdata/cover/bench.json" 2>&1) &&
+	grep -q 'x86_64 native: - stale in - reads (3 boots, 1 of them without a count)' <<<"$out" &&
+	grep -q '0.900 (rounds 0.889-0.909, n=3)' <<<"$out" &&
+	grep -q 'arm64: 0.700 (one run, no spread)' <<<"$out" &&
+	grep -q 'arm64, lost: mm.b' <<<"$out" &&
+	awk 'length > 75 { exit 1 }' <<<"$out"; then
+	ok "cover results section: missing rounds, no spread, lost tests, 75 columns"
+else
+	bad "cover results section: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 fi
 
 # 8. 4-boot.sh's silence watchdog, with no kernel: QEMU_CMD runs a fake
