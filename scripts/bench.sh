@@ -94,6 +94,15 @@ else:
     print(vals[0])
 PY
 }
+# per_round LOG TEST MATCH KEY [HOW]: metric's value in each round's log,
+# one per line, null for a round without its log (LOG with @R@ for the
+# round's number; the rounds: $rounds), so that rounds stay paired.
+per_round() {
+	local r
+	for r in $rounds; do
+		metric "${1//@R@/$r}" "$2" "$3" "$4" "${5:-first}" 2>/dev/null || echo null
+	done
+}
 boot() { # boot ARCH BUILD LOGNAME [4-boot.sh options]: boot, parse, keep going
 	local logf=$LOGS/$3.log
 	[ "${BENCH_REUSE_LOGS:-0}" = 1 ] && [ -f "$logf.json" ] && return 0
@@ -163,15 +172,12 @@ for v in ${X86_VCPUS:-4 8}; do
 	for k in base series; do
 		for ph in none history; do
 			for q in median p90; do
-				vals=()
-				for r in $rounds; do
-					vals+=("$(metric "$LOGS/x86_64-$k-native-${v}v-r$r.log" \
-						mm.tlb_flush_history_bench "phase=$ph " ${q}_us)")
-				done
 				rto=
 				[ $ph = history ] && rto="{\"history/none\": {\"metric\": \"mprotect_iter_${q}_none\"}}"
 				emit_samples ${rto:+--ratio-to "$rto"} "mprotect_iter_${q}_$ph" \
-					x86_64 $k native "$v" us "${vals[@]}"
+					x86_64 $k native "$v" us \
+					$(per_round "$LOGS/x86_64-$k-native-${v}v-r@R@.log" \
+						mm.tlb_flush_history_bench "phase=$ph " ${q}_us)
 			done
 		done
 	done
@@ -204,13 +210,10 @@ for v in $vcpus; do
 	[ "$v" = "$v0" ] || rto="{\"$v/$v0\": {\"vcpus\": $v0}}"
 	for k in base series; do
 		for ph in history none; do
-			vals=()
-			for r in $rounds; do
-				vals+=("$(metric "$LOGS/x86_64-$k-hvscale-${v}v-r$r.log" \
-					mm.tlb_flush_history_bench "phase=$ph " median_us)")
-			done
 			emit_samples ${rto:+--ratio-to "$rto"} "hvscale_iter_median_$ph" \
-				x86_64 $k hv-emul "$v" us "${vals[@]}"
+				x86_64 $k hv-emul "$v" us \
+				$(per_round "$LOGS/x86_64-$k-hvscale-${v}v-r@R@.log" \
+					mm.tlb_flush_history_bench "phase=$ph " median_us)
 		done
 		# two flushes per iteration (one per mprotect)
 		vals=()
@@ -249,35 +252,29 @@ for r in $rounds; do
 			--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2,bench.ctxsw
 	done
 done
-per_round() { # per_round KERNEL TEST MATCH KEY HOW: one value per round
-	local r
-	for r in $rounds; do
-		metric "$LOGS/arm64-$1-local-$r.log" "$2" "$3" "$4" "$5"
-	done
-}
 for k in base series floor; do
 	rto=$([ $k = series ] && echo '{"series/floor": {"kernel": "floor"}}' || true)
 	for q in median p90; do
 		emit_samples ${rto:+--ratio-to "$rto"} "mprotect_iter_${q}_single_cpu" \
-			arm64 $k native 4 us $(per_round $k mm.tlb_local_flush_single \
+			arm64 $k native 4 us $(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_single \
 				"single_cpu:time per iteration" $q min)
 	done
 	# Without CONFIG_DEBUG_TLBFLUSH (base) there is no count.
 	vals=()
-	for n in $(per_round $k mm.tlb_local_flush_single "single_cpu:" "broadcast flushes" median); do
+	for n in $(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_single "single_cpu:" "broadcast flushes" median); do
 		vals+=("$(python3 -c "print(round($n / 2000, 4) if '$n' != 'null' else 'null')")")
 	done
 	emit_samples broadcast_flush_per_iter_single_cpu arm64 $k native 4 count "${vals[@]}"
 	for t in threaded threaded2; do
 		emit_samples "mprotect_iter_median_$t" arm64 $k native 4 us \
-			$(per_round $k mm.tlb_local_flush_$t "threaded:time per iteration" median median)
+			$(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_$t "threaded:time per iteration" median median)
 	done
 	# The floor kernel is wrong for an mm that runs on two CPUs, as
 	# ctxsw's do: its times there mean nothing.
 	[ $k != floor ] || continue
 	for m in procs-only procs-many threads procs-2cpu threads-2cpu; do
 		emit_samples "ctxsw_ns_per_switch_$m" arm64 $k native 4 ns \
-			$(per_round $k bench.ctxsw "mode=$m ns_per_switch" ns_per_switch median)
+			$(per_round "$LOGS/arm64-$k-local-@R@.log" bench.ctxsw "mode=$m ns_per_switch" ns_per_switch median)
 	done
 	# A switch into a "many" mm over one into an mm recorded on this CPU
 	# alone, in the same boot: the host's state, which moves the times of
@@ -317,12 +314,10 @@ for npt in ${NSVM_NPT:-1 0}; do
 		path=npt$npt$([ $nn = 1 ] && echo -nested-npt || true)
 		match="svm_nested_roundtrip: npt=$npt nested_npt=$nn "
 		for k in base series; do
-			vals=()
-			for r in $(seq "${NSVM_ROUNDS:-5}"); do
-				vals+=("$(metric "$LOGS/x86_64-$k-nsvm-npt$npt-r$r.log" \
-					kvm.svm_nested_roundtrip_bench "$match" ns_per_iter)")
-			done
-			emit_samples nested_roundtrip_ns x86_64 $k $path 1 ns "${vals[@]}"
+			rounds=$(seq "${NSVM_ROUNDS:-5}")
+			emit_samples nested_roundtrip_ns x86_64 $k $path 1 ns \
+				$(per_round "$LOGS/x86_64-$k-nsvm-npt$npt-r@R@.log" \
+					kvm.svm_nested_roundtrip_bench "$match" ns_per_iter)
 			lg=$LOGS/x86_64-$k-nsvm-npt$npt-r1.log
 			[ $k = base ] && lg=$LOGS/x86_64-nsvm-stats-nsvm-npt$npt.log
 			kk=$([ $k = base ] && echo counting || echo $k)
@@ -352,12 +347,9 @@ done
 for run in "x86_64 native" "x86_64 hv-emul" "arm64 native"; do
 	set -- $run
 	for key in reads faults stale; do
-		vals=()
-		for r in $rounds; do
-			vals+=("$(metric "$LOGS/$1-stress-$2-r$r.log" mm.tlb_coherency_bench "tlb_coherency: reads=" $key)")
-		done
 		z=$([ "$key" = stale ] && echo --zero || true)
-		emit_samples --sum $z "stress_$key" "$1" series "$2" 4 count "${vals[@]}"
+		emit_samples --sum $z "stress_$key" "$1" series "$2" 4 count \
+			$(per_round "$LOGS/$1-stress-$2-r@R@.log" mm.tlb_coherency_bench "tlb_coherency: reads=" $key)
 	done
 done
 fi
