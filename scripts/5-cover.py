@@ -98,6 +98,10 @@ def main():
         out.append('      ' + ', '.join(
             f"{v} vCPUs {fmt(b and b['value'], 2)} / {fmt(s_ and s_['value'], 2)}"
             for v, b, s_ in tg))
+        out.append('  A series that sends no flush at all would sit at the floor:')
+        out.append('  series/base measures what the emulated hypercall costs base')
+        out.append('  under TCG, not Hyper-V. Naman Jain\'s figures on Hyper-V (32')
+        out.append('  and 96 vCPUs) are quoted in patch 10 with their source.')
         out.append('')
     def arm(k, q):
         return get(ms, metric=f'mprotect_iter_{q}', arch='arm64', kernel=k,
@@ -144,6 +148,10 @@ def main():
                 if c:
                     out.append(f'      {w}:')
                     out.append(f"        series/base {rfmt(c, 'series/base')}")
+            out.append('  (results/arm64-ctxsw-dsb-ish.md in the harness: the same')
+            out.append('  rows for the earlier version whose switch into a "many" mm')
+            out.append('  issued DSB ISH.) Under TCG a DSB is at most one host fence:')
+            out.append('  no figure here stands for a real core.')
         out.append('')
     paths = (('npt1', 'L0 on NPT'), ('npt1-nested-npt', 'L0 on NPT, L1 on nested NPT'),
              ('npt0', 'L0 on shadow paging'))
@@ -166,6 +174,11 @@ def main():
                        f"{fmt(c[1] and c[1]['value'], 0)} before, "
                        f"{fmt(sv[0] and sv[0]['value'], 0)} + "
                        f"{fmt(sv[1] and sv[1]['value'], 0)} after")
+        out.append('  The counts are KVM\'s vCPU stats ("before": the series up to')
+        out.append('  the patch that adds them, i.e. base behaviour made countable).')
+        out.append('  TCG ignores ASIDs and empties its whole TLB on every world')
+        out.append('  switch, so the flushes the series drops cost nothing here:')
+        out.append('  the time ratio cannot show the gain hardware would see.')
         out.append('')
     st = [m for m in ms if m['metric'] == 'stress_stale']
     if st:

@@ -318,12 +318,18 @@ for npt in ${NSVM_NPT:-1 0}; do
 			emit_samples nested_roundtrip_ns x86_64 $k $path 1 ns \
 				$(per_round "$LOGS/x86_64-$k-nsvm-npt$npt-r@R@.log" \
 					kvm.svm_nested_roundtrip_bench "$match" ns_per_iter)
-			lg=$LOGS/x86_64-$k-nsvm-npt$npt-r1.log
-			[ $k = base ] && lg=$LOGS/x86_64-nsvm-stats-nsvm-npt$npt.log
-			kk=$([ $k = base ] && echo counting || echo $k)
+			# The counts: the series' in every round; base's from the
+			# counting kernel's one boot (exact counts, no timing).
 			for c in flush_per_rt sync_per_rt; do
-				emit "nested_$c" x86_64 $kk $path 1 \
-					"$(metric "$lg" kvm.svm_nested_roundtrip_bench "$match" $c)" count
+				if [ $k = series ]; then
+					emit_samples "nested_$c" x86_64 series $path 1 count \
+						$(per_round "$LOGS/x86_64-series-nsvm-npt$npt-r@R@.log" \
+							kvm.svm_nested_roundtrip_bench "$match" $c)
+				else
+					emit "nested_$c" x86_64 counting $path 1 "$(metric \
+						"$LOGS/x86_64-nsvm-stats-nsvm-npt$npt.log" \
+						kvm.svm_nested_roundtrip_bench "$match" $c)" count
+				fi
 			done
 		done
 	done
