@@ -94,6 +94,7 @@ if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	rm -rf "$TREE" "$TREE.tmp"
 	if git -C "$bgit" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 		log "tree: base from the download cache"
+		touch "$bgit" # in use: see the pruning below
 		git clone -q --no-checkout "$bgit" "$TREE.tmp"
 		git -C "$TREE.tmp" remote remove origin
 	else
@@ -108,6 +109,12 @@ if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 		if git clone -q --bare "$TREE.tmp" "$w/bare" &&
 			git -C "$w/bare" -c pack.window=0 -c pack.compression=1 repack -q -a -d; then
 			mv -T "$w/bare" "$bgit" 2>/dev/null || true
+			# Entries of other keys (an older base.conf or make_base)
+			# that no tree was made from for 14 days go, and what a
+			# killed run left half-written a day ago.
+			find "$CACHE/base-git" -mindepth 1 -maxdepth 1 -type d \
+				! -name "$key" \( -mtime +14 -o -name '*.*' -mtime +1 \) \
+				-exec rm -rf {} + 2>/dev/null || true
 		else
 			log "tree: the base was not kept in the download cache"
 		fi

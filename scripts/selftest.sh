@@ -161,6 +161,21 @@ if btree o4 && grep -q 'tree: extracting' "$bt/o4.err" &&
 else
 	bad "make tree makes the base again when base.conf names another suite: $(tail -n 2 "$bt/o4.err" | tr '\n' ' ')"
 fi
+# Pruning: entries of other keys unused for 14 days, and what a killed
+# run left half-written, go when a new entry is made; a tree made from
+# an entry marks it used.
+mkdir "$bt/cache/base-git/dead.Xk3b9Q"
+touch -d '15 days ago' "$bt"/cache/base-git/*
+touch -d '2 days ago' "$bt/cache/base-git/dead.Xk3b9Q"
+mkbase three
+if btree o5 && [ "$(ls "$bt/cache/base-git" | wc -l)" = 1 ] &&
+	touch -d '15 days ago' "$bt"/cache/base-git/* && btree o6 &&
+	grep -q 'base from the download cache' "$bt/o6.err" &&
+	[ -n "$(find "$bt/cache/base-git" -mindepth 1 -maxdepth 1 -mtime -1)" ]; then
+	ok "make tree prunes unused base cache entries and marks the one it uses"
+else
+	bad "make tree prunes unused base cache entries: $(ls "$bt/cache/base-git" | tr '\n' ' ')"
+fi
 
 # 5. make lint: a patch with a checkpatch warning fails, a clean one passes.
 lintpatch() { # lintpatch FILE LINE: a patch that adds LINE to mm/mprotect.c
