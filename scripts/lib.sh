@@ -204,15 +204,16 @@ words() { # words NAME STRING: the array NAME gets STRING's words, split as
 	# a shell splits them (quotes keep a regex with spaces whole); an
 	# unmatched quote is an error, not a word lost. The options of
 	# guest/boots and of the self-tests' recorded logs go through here.
+	# An empty word ('') stays a word: Python quotes each word again
+	# for the shell, and only such quoted words reach the eval.
 	local -n _w=$1
 	local _s
 	_s=$(python3 -c 'import shlex, sys
 try:
-    print("\n".join(shlex.split(sys.argv[1])))
+    print(" ".join(shlex.quote(w) for w in shlex.split(sys.argv[1])))
 except ValueError as e:
     sys.exit(f"words: {e} in: {sys.argv[1]}")' "$2") || return 1
-	_w=()
-	[ -z "$_s" ] || mapfile -t _w <<<"$_s"
+	eval "_w=($_s)"
 }
 
 # unjudged_boot_rows: the mutants/matrix rows whose check is "boot" that

@@ -363,10 +363,13 @@ else
 	bad "cache_get: got '$r', want '$want'"
 fi
 
-# 7f. words (lib.sh) splits options as a shell does, and refuses an
+# 7f. words (lib.sh) splits options as a shell does (an empty word, last
+#     too, stays a word; nothing in a quote runs), and refuses an
 #     unmatched quote instead of dropping it.
 if words w "--a 'b c' d\ e \"f\"" && [ "${#w[@]}" = 4 ] && [ "${w[1]}" = "b c" ] &&
 	[ "${w[2]}" = "d e" ] && [ "${w[3]}" = f ] && words w "" && [ "${#w[@]}" = 0 ] &&
+	words w "--x 'a\$(false)b' --append ''" && [ "${#w[@]}" = 4 ] &&
+	[ "${w[1]}" = 'a$(false)b' ] && [ -z "${w[3]}" ] &&
 	! words w "--a 'b c" 2>/dev/null; then
 	ok "words splits options as a shell does and refuses a bad quote"
 else
