@@ -94,7 +94,7 @@ if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	rm -rf "$TREE" "$TREE.tmp"
 	if git -C "$bgit" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 		log "tree: base from the download cache"
-		touch "$bgit" # in use: see the pruning below
+		touch "$bgit" 2>/dev/null || true # in use: see the pruning below
 		git clone -q --no-checkout "$bgit" "$TREE.tmp"
 		git -C "$TREE.tmp" remote remove origin
 	else

@@ -100,8 +100,9 @@ def main():
             for v, b, s_ in tg))
         out.append('  A series that sends no flush at all would sit at the floor:')
         out.append('  series/base measures what the emulated hypercall costs base')
-        out.append('  under TCG, not Hyper-V. Naman Jain\'s figures on Hyper-V (32')
-        out.append('  and 96 vCPUs) are quoted in patch 10 with their source.')
+        out.append('  under TCG, not Hyper-V. The Hyper-V figures (32 and 96 vCPUs,')
+        out.append('  measured by Naman Jain and the reporter with his posted patch,')
+        out.append('  not with this code) are quoted in patch 10 with their source.')
         out.append('')
     def arm(k, q):
         return get(ms, metric=f'mprotect_iter_{q}', arch='arm64', kernel=k,

@@ -164,11 +164,15 @@ fi
 # Pruning: entries of other keys unused for 14 days, and what a killed
 # run left half-written, go when a new entry is made; a tree made from
 # an entry marks it used.
-mkdir "$bt/cache/base-git/dead.Xk3b9Q"
+mkdir "$bt/cache/base-git/dead.Xk3b9Q" "$bt/cache/base-git/recent13" "$bt/cache/base-git/busy.Qm2v7R"
 touch -d '15 days ago' "$bt"/cache/base-git/*
 touch -d '2 days ago' "$bt/cache/base-git/dead.Xk3b9Q"
+touch -d '13 days ago' "$bt/cache/base-git/recent13"
+touch "$bt/cache/base-git/busy.Qm2v7R"
 mkbase three
-if btree o5 && [ "$(ls "$bt/cache/base-git" | wc -l)" = 1 ] &&
+if btree o5 && [ "$(ls "$bt/cache/base-git" | wc -l)" = 3 ] &&
+	[ -d "$bt/cache/base-git/recent13" ] && [ -d "$bt/cache/base-git/busy.Qm2v7R" ] &&
+	rm -rf "$bt/cache/base-git/recent13" "$bt/cache/base-git/busy.Qm2v7R" &&
 	touch -d '15 days ago' "$bt"/cache/base-git/* && btree o6 &&
 	grep -q 'base from the download cache' "$bt/o6.err" &&
 	[ -n "$(find "$bt/cache/base-git" -mindepth 1 -maxdepth 1 -mtime -1)" ]; then
@@ -370,6 +374,8 @@ if words w "--a 'b c' d\ e \"f\"" && [ "${#w[@]}" = 4 ] && [ "${w[1]}" = "b c" ]
 	[ "${w[2]}" = "d e" ] && [ "${w[3]}" = f ] && words w "" && [ "${#w[@]}" = 0 ] &&
 	words w "--x 'a\$(false)b' --append ''" && [ "${#w[@]}" = 4 ] &&
 	[ "${w[1]}" = 'a$(false)b' ] && [ -z "${w[3]}" ] &&
+	words w "a\\'\$(touch\${IFS}$tmp/words-ran)\\'b" && [ "${#w[@]}" = 1 ] &&
+	[ "${w[0]}" = "a'\$(touch\${IFS}$tmp/words-ran)'b" ] && [ ! -e "$tmp/words-ran" ] &&
 	! words w "--a 'b c" 2>/dev/null; then
 	ok "words splits options as a shell does and refuses a bad quote"
 else
