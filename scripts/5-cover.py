@@ -206,10 +206,10 @@ def main():
     rg = [m for m in ms if m['metric'] == 'regression_base_passes_kept']
     if rg:
         out.append('  Regression suites (a check, run once): every test base passes,')
-        out.append('  the series passes too: ' + '; '.join(
-            f"{m['arch']} {m.get('status')} (base passed "
-            f"{len(m.get('passed', {}).get('base', []))})" for m in rg))
+        out.append('  the series passes too:')
         for m in rg:
+            out.append(f"    {m['arch']} {m.get('status')} (base passed "
+                       f"{len(m.get('passed', {}).get('base', []))})")
             if m.get('lost'):
                 out.append(f"    {m['arch']}, lost: {' '.join(m['lost'])}")
         out.append('')
