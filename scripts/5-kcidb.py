@@ -70,7 +70,8 @@ def test_path(*parts):
 class Doc:
     def __init__(self, args):
         self.args, self.origin = args, args.origin
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = (datetime.datetime.fromisoformat(args.time) if args.time else
+               datetime.datetime.now(datetime.timezone.utc))
         self.time, self.run_id = (FIXED_TIME, 'fixed') if args.fixed else (
             now.isoformat(timespec='seconds'), now.strftime('%Y%m%dT%H%M%SZ'))
         self.base = run('git', '-C', args.tree, 'rev-parse', '-q', '--verify',
@@ -94,13 +95,17 @@ class Doc:
         return cid
 
     def build(self, arch, ref):
-        """The id of the build of REF for ARCH (None: the host)."""
+        """The id of the build of REF for ARCH (None: the host). REF may
+        name a variant, REF:VARIANT (build dir ARCH-REF-VARIANT); base and
+        base-emu (base and the test-only patches) are unpatched checkouts."""
         if (arch, ref) in self.builds:
             return self.builds[arch, ref]['id']
-        cid = self.checkout(ref != 'base')
+        key, name = (arch, ref), f'{arch}-{ref.replace(":", "-")}'
+        ref, _, _ = ref.partition(':')
+        cid = self.checkout(not ref.startswith('base'))
         b = {'id': f'{cid}:host', 'origin': self.origin, 'checkout_id': cid}
         if arch:
-            cfg = os.path.join(self.args.build_dir, f'{arch}-{ref}', '.config')
+            cfg = os.path.join(self.args.build_dir, name, '.config')
             csum = sha256(cfg) if os.path.exists(cfg) else None
             cc = (re.findall(r'^CONFIG_CC_VERSION_TEXT="(.*)"$',
                              read(cfg) or '', re.M) or [None])[0]
@@ -109,18 +114,19 @@ class Doc:
                       '').split('\n')[0] or None
             commit = run('git', '-C', self.args.tree, 'rev-parse', '-q',
                          '--verify', ref + '^{commit}')
-            parts = [f'{arch}-{ref}', (commit or '')[:12], (csum or '')[:12]]
+            parts = [name, (commit or '')[:12], (csum or '')[:12]]
             b = clean({
                 'id': ':'.join([self.origin] + [p for p in parts if p]),
                 'origin': self.origin, 'checkout_id': cid,
-                'architecture': arch, 'config_name': f'{arch}-{ref}',
+                'architecture': arch, 'config_name': name,
                 'compiler': cc, 'misc': clean({
                     'ref': ref, 'commit': commit, 'config_sha256': csum})})
-        self.builds[arch, ref] = b
+        self.builds[key] = b
         return b['id']
 
     def test(self, arch, ref, path, **fields):
-        tid = f'{self.origin}:{self.run_id}:{arch or "host"}-{ref}:{path}'
+        tid = (f'{self.origin}:{self.run_id}:{arch or "host"}-'
+               f'{ref.replace(":", "-")}:{path}')
         tid += f'#{len(self.tests)}' if tid in self.tests else ''
         self.tests[tid] = clean({'id': tid, 'origin': self.origin,
                                  'build_id': self.build(arch, ref),
@@ -191,17 +197,31 @@ def check(doc, logdir):
                                  'verdict': st, 'file': os.path.basename(vf)}))
 
 
+def bench_ref(r):
+    """The build a bench row's kernel was (bench.sh need()): the x86 and
+    hvscale sections and the stress test's emulated path boot the
+    kernels with the in-guest Hyper-V stand-in, arm64's loops the perf
+    variant, the floor is the mutants kernel, "counting" nsvm-stats."""
+    k, sec = r['kernel'], r.get('section')
+    if sec in ('x86', 'hvscale'):
+        return {'base': 'base-emu', 'series': 'emu'}.get(k, k)
+    if sec == 'arm64':
+        return {'floor': 'mutants'}.get(k, k) + ':perf'
+    if sec == 'stress' and r.get('path') == 'hv-emul':
+        return 'emu'
+    return {'counting': 'nsvm-stats', 'floor': 'mutants'}.get(k, k)
+
+
 def bench(doc, path):
     with open(path) as f:
         rows = json.load(f)
-    refs = {'counting': 'nsvm-stats', 'floor': 'mutants'}
     for r in rows:
         v = r.get('value')
         ok = isinstance(v, (int, float)) and not isinstance(v, bool)
         # A check among the measurements (regress: equal pass sets) has
         # its own status; a measurement is DONE, or ERROR without a value.
         status = r.get('status') or ('DONE' if ok else 'ERROR')
-        doc.test(r['arch'], refs.get(r['kernel'], r['kernel']),
+        doc.test(r['arch'], bench_ref(r),
                  test_path('bench', r.get('section'), r['metric'],
                            r.get('path'), f'{r.get("vcpus")}vcpu'),
                  status=status,
@@ -287,6 +307,8 @@ def main():
     ap.add_argument('--patches', default=os.path.join(TOP, 'patches'))
     ap.add_argument('--build-dir', default=os.path.join(
         os.environ.get('OUT', os.path.join(TOP, 'out')), 'build'))
+    ap.add_argument('--time', help='the run\'s start (ISO 8601), to render '
+                    'an earlier run again under its own time and id')
     ap.add_argument('--fixed', action='store_true',
                     help='pin the run id and time, no host look-ups')
     doc = Doc(args := ap.parse_args())
