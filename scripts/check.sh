@@ -158,13 +158,17 @@ rows_of() {
 		case $check in kunit.*) kunit=(--kunit '*') ;; esac
 	done < <(matrix_rows)
 }
-# tests_of "GROUP[:PREFIX],...": the test ids these items of guest/boots name
+# tests_of "GROUP[:PREFIX],...,-ID": the test ids these items of
+# guest/boots name, less each -ID
 tests_of() {
-	local item out=()
+	local item list= drop=,
 	for item in ${1//,/ }; do
-		out+=("$(ids "${item%%:*}" "$(sed -n 's/^[^:]*://p' <<<"$item")")")
+		case $item in
+		-*) drop+=${item#-}, ;;
+		*) list+=,$(ids "${item%%:*}" "$(sed -n 's/^[^:]*://p' <<<"$item")") ;;
+		esac
 	done
-	(IFS=,; echo "${out[*]}")
+	tr , '\n' <<<"$list" | awk -v d="$drop" 'NF && !index(d, "," $0 ",")' | paste -sd, -
 }
 logf_of() { echo "$LOGS/${1//\//_}.log"; }
 # boot LINE: one boot of guest/boots (a line of the boots array), its
@@ -219,9 +223,19 @@ judge_boot() {
 	for i in "${!rows[@]}"; do
 		evo=(--evidence "${evs[$i]}")
 		case ${checks[$i]} in kunit.*) evo=() ;; esac
-		verdict "$arch/mutant/${rows[$i]}" "$logf" --row "${rows[$i]}" \
-			--expect-fail "${checks[$i]}" "${evo[@]}" --allow-splat
+		# Judging ahead (verdict files only), the rows of a boot are
+		# judged two at a time: a python start-up each, a second or
+		# more under load, 15 rows for x86_64's mutants boot.
+		if [ "${prejudge:-0}" = 1 ]; then
+			[ "$(jobs -pr | wc -l)" -lt 2 ] || wait -n || true
+			verdict "$arch/mutant/${rows[$i]}" "$logf" --row "${rows[$i]}" \
+				--expect-fail "${checks[$i]}" "${evo[@]}" --allow-splat &
+		else
+			verdict "$arch/mutant/${rows[$i]}" "$logf" --row "${rows[$i]}" \
+				--expect-fail "${checks[$i]}" "${evo[@]}" --allow-splat
+		fi
 	done
+	[ "${prejudge:-0}" = 0 ] || wait
 }
 
 # The boots run in two lanes, one per arch, in the background, each boot
@@ -233,9 +247,9 @@ judge_boot() {
 # a lower priority (most of a boot keeps one vCPU busy, and TCG runs each
 # vCPU on a host thread of its own; the stress tests keep all four busy,
 # and everything beside them then waits). Each boot is judged in its
-# lane when it ends; the verdicts are counted at the end, in
-# guest/boots' order. Each lane is a process group of its own, so that
-# stopping it stops every boot in it.
+# lane when it ends, beside the lane's next boot; the verdicts are
+# counted at the end, in guest/boots' order. Each lane is a process
+# group of its own, so that stopping it stops every boot in it.
 lane() { # lane ARCH
 	local b k
 	for b in "${boots[@]}"; do
@@ -249,8 +263,12 @@ lane() { # lane ARCH
 			sleep 2
 		done
 		boot "$b"
-		prejudge=1 judge_boot "$b"
+		# Judged beside the lane's next boot (at the lower priority
+		# of the other work beside boots), not before it: the boot
+		# lock would otherwise sit idle while the lane judges.
+		(renice -n 10 "$BASHPID" >/dev/null; prejudge=1 judge_boot "$b") &
 	done
+	wait
 	return 0
 }
 lane_pids=()
