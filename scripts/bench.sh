@@ -111,11 +111,16 @@ boot() { # boot ARCH BUILD LOGNAME [4-boot.sh options]: boot, parse, keep going
 	grep -q '^FAIL' "$logf.verdict" && log "bench: $3: $(grep -m1 '^FAIL' "$logf.verdict")"
 	return 0
 }
-# in_turn ROUND K1 K2: the two kernels in the order round ROUND boots
-# them, K1 first in odd rounds, K2 first in even ones (what is left of
-# an order effect, e.g. a page cache warmed by the first boot, then
-# falls on both alike).
-in_turn() { if [ $(($1 % 2)) = 1 ]; then echo "$2 $3"; else echo "$3 $2"; fi; }
+# in_turn ROUND K1 K2...: the kernels in the order round ROUND boots them,
+# rotated by one each round: K1 K2 K3, K2 K3 K1, ... (two kernels: K1
+# first in odd rounds, K2 first in even ones). What is left of an order
+# effect, e.g. a page cache warmed by the first boot, then falls on all
+# alike.
+in_turn() {
+	local r=$1 ks=("${@:2}")
+	local i=$(((r - 1) % ${#ks[@]}))
+	echo "${ks[@]:i}" "${ks[@]:0:i}"
+}
 passset() { # the sorted ids of passing userspace tests in a run's JSON
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(sorted(t["name"].split()[0] for t in r["kselftest"] or [] if t["status"] == "PASS")))' "$1"
 }
@@ -234,8 +239,9 @@ fi
 # the loop; one thread per CPU (all 4, and 2 of them), where the series
 # must broadcast as base does; and the context-switch cost (bench.ctxsw:
 # the DSB the series adds to a switch into an mm recorded as "many").
-# The three kernels boot in turn, ARM64_ROUNDS (5) times; a kernel's value
-# is the median of its rounds, and the ratios are taken round by round.
+# ARM64_ROUNDS (5) rounds, the three kernels booted in turn (in_turn) in
+# each; a kernel's value is the median of its rounds, and the ratios are
+# taken round by round.
 # Within a boot each loop repeats: the single-CPU runs' medians fall in two
 # groups about 1.7x apart on every kernel alike (QEMU or host state, not
 # the guest: counts are equal in both), so a boot's figure is its fastest
@@ -245,7 +251,7 @@ fi
 if section arm64; then
 rounds=$(seq "${ARM64_ROUNDS:-5}")
 for r in $rounds; do
-	for k in base series floor; do
+	for k in $(in_turn "$r" base series floor); do
 		kb=$([ $k = floor ] && echo mutants || echo $k)
 		opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
 		boot arm64 "arm64-$kb-perf" "arm64-$k-local-$r" --append "$opt" \
@@ -293,9 +299,9 @@ fi
 
 # nSVM: L2 round trips (VMMCALL) with L0 on NPT and on shadow paging: the
 # time per round trip on base and series, NSVM_ROUNDS (5) rounds of each,
-# base and series interleaved and pinned, and KVM's TLB flush and MMU sync
-# requests per round trip (vCPU stats that only exist from nsvm-stats on:
-# the counting kernel runs once, its counts do not vary).
+# base and series booted in turn (in_turn), pinned, and KVM's TLB flush
+# and MMU sync requests per round trip (vCPU stats that only exist from
+# nsvm-stats on: the counting kernel runs once, its counts do not vary).
 if section nsvm; then
 # NSVM_NPT="1" runs only the rows with L0 on NPT.
 for npt in ${NSVM_NPT:-1 0}; do
@@ -303,7 +309,7 @@ for npt in ${NSVM_NPT:-1 0}; do
 	boot x86_64 x86_64-nsvm-stats "$name" --append "kvm_amd.npt=$npt" \
 		--tests kvm.svm_nested_roundtrip_bench
 	for r in $(seq "${NSVM_ROUNDS:-5}"); do
-		for k in base series; do
+		for k in $(in_turn "$r" base series); do
 			boot x86_64 "x86_64-$k" "x86_64-$k-nsvm-npt$npt-r$r" \
 				--append "kvm_amd.npt=$npt" --tests kvm.svm_nested_roundtrip_bench
 		done
