@@ -26,10 +26,6 @@ section() { # section NAME: run this section?
 	case " $SECTIONS " in *" $1 "*) log "bench: section $1"; return 0 ;; esac
 	return 1
 }
-emit() { # emit METRIC ARCH KERNEL PATH VCPUS VALUE UNIT [RATIO_TO_JSON]
-	printf '{"section": "%s", "metric": "%s", "arch": "%s", "kernel": "%s", "path": "%s", "vcpus": %s, "value": %s, "unit": "%s"%s}\n' \
-		"$cur" "$1" "$2" "$3" "$4" "$5" "$6" "$7" "${8:+, \"ratio_to\": $8}" >>"$M"
-}
 # metric LOG[,LOG...] TEST MATCH KEY [median]: KEY=value (or "KEY value")
 # from the first output line of TEST (in 4-boot.sh's LOG, parsed by
 # 5-results.py) that contains MATCH; with "median" or "min", the median or
@@ -298,18 +294,16 @@ done
 fi
 
 # nSVM: L2 round trips (VMMCALL) with L0 on NPT and on shadow paging: the
-# time per round trip on base and series, NSVM_ROUNDS (5) rounds of each,
-# base and series booted in turn (in_turn), pinned, and KVM's TLB flush
-# and MMU sync requests per round trip (vCPU stats that only exist from
-# nsvm-stats on: the counting kernel runs once, its counts do not vary).
+# time per round trip on base and series, NSVM_ROUNDS (5) rounds, base and
+# series booted in turn (in_turn) in each, pinned, and KVM's TLB flush and
+# MMU sync requests per round trip (vCPU stats that only exist from
+# nsvm-stats on: base's counts come from the counting kernel, booted in
+# each round after the two timed boots).
 if section nsvm; then
 # NSVM_NPT="1" runs only the rows with L0 on NPT.
 for npt in ${NSVM_NPT:-1 0}; do
-	name=x86_64-nsvm-stats-nsvm-npt$npt
-	boot x86_64 x86_64-nsvm-stats "$name" --append "kvm_amd.npt=$npt" \
-		--tests kvm.svm_nested_roundtrip_bench
 	for r in $(seq "${NSVM_ROUNDS:-5}"); do
-		for k in $(in_turn "$r" base series); do
+		for k in $(in_turn "$r" base series) nsvm-stats; do
 			boot x86_64 "x86_64-$k" "x86_64-$k-nsvm-npt$npt-r$r" \
 				--append "kvm_amd.npt=$npt" --tests kvm.svm_nested_roundtrip_bench
 		done
@@ -324,18 +318,14 @@ for npt in ${NSVM_NPT:-1 0}; do
 			emit_samples nested_roundtrip_ns x86_64 $k $path 1 ns \
 				$(per_round "$LOGS/x86_64-$k-nsvm-npt$npt-r@R@.log" \
 					kvm.svm_nested_roundtrip_bench "$match" ns_per_iter)
-			# The counts: the series' in every round; base's from the
-			# counting kernel's one boot (exact counts, no timing).
+			# The counts, in every round: the series' own, base's
+			# from the counting kernel.
+			kb=series kn=series
+			[ $k = series ] || kb=nsvm-stats kn=counting
 			for c in flush_per_rt sync_per_rt; do
-				if [ $k = series ]; then
-					emit_samples "nested_$c" x86_64 series $path 1 count \
-						$(per_round "$LOGS/x86_64-series-nsvm-npt$npt-r@R@.log" \
-							kvm.svm_nested_roundtrip_bench "$match" $c)
-				else
-					emit "nested_$c" x86_64 counting $path 1 "$(metric \
-						"$LOGS/x86_64-nsvm-stats-nsvm-npt$npt.log" \
-						kvm.svm_nested_roundtrip_bench "$match" $c)" count
-				fi
+				emit_samples "nested_$c" x86_64 $kn $path 1 count \
+					$(per_round "$LOGS/x86_64-$kb-nsvm-npt$npt-r@R@.log" \
+						kvm.svm_nested_roundtrip_bench "$match" $c)
 			done
 		done
 	done
