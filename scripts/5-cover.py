@@ -8,6 +8,7 @@ absolute values under QEMU TCG are noise and stay in results/.
 """
 import json
 import sys
+import textwrap
 
 
 def get(ms, **k):
@@ -205,13 +206,21 @@ def main():
         out.append('')
     rg = [m for m in ms if m['metric'] == 'regression_base_passes_kept']
     if rg:
-        out.append('  Regression suites (a check, run once): every test base passes,')
-        out.append('  the series passes too:')
+        n = rg[0].get('rounds', 1)
+        out.append(f"  Regression suites (a check, {n} round{'s' if n > 1 else ''} of "
+                   'each kernel): every test')
+        out.append('  base passes in every round, the series passes in every round:')
         for m in rg:
             out.append(f"    {m['arch']} {m.get('status')} (base passed "
                        f"{len(m.get('passed', {}).get('base', []))})")
             if m.get('lost'):
                 out.append(f"    {m['arch']}, lost: {' '.join(m['lost'])}")
+            for k, v in (m.get('passed_in_some_rounds') or {}).items():
+                if v:
+                    out.extend(textwrap.wrap(
+                        f"{m['arch']}, {k} passed in some rounds only: "
+                        f"{' '.join(v)}", 71, initial_indent='    ',
+                        subsequent_indent='      '))
         out.append('')
     sys.stdout.write('\n'.join(out).rstrip('\n') + '\n')
 

@@ -356,39 +356,54 @@ for run in "x86_64 native" "x86_64 hv-emul" "arm64 native"; do
 done
 fi
 
-# Regression suites on both kernels: every test base passes, the series
-# must pass. A check, run once, not a measurement: one row per arch with
-# its status (PASS; FAIL, naming the tests the series lost; ERROR when
-# base passed nothing, i.e. its boot failed) and the tests each kernel
-# passed (a test with a status in bench.kcidb.json).
+# Regression suites on both kernels: every test base passes in every
+# round, the series must pass in every round. A check, not a measurement:
+# REGRESS_ROUNDS (5) rounds, base and series booted in turn (in_turn) in
+# each, pinned; one row per arch with its status (PASS; FAIL, naming the
+# tests the series lost; ERROR when a base boot passed nothing, i.e.
+# failed), the tests each kernel passed in every round (a test with a
+# status in bench.kcidb.json), those it passed in some rounds only, and
+# its passes per round.
 if section regress; then
+rounds=$(seq "${REGRESS_ROUNDS:-5}")
 for arch in x86_64 arm64; do
 	# The stress test too: it must pass on base as well as on the series.
 	tests=$(ids regress mm.),$(ids series mm.tlb_coherency)
 	[ "$arch" = x86_64 ] && tests="$tests,$(ids regress kvm.)"
-	for k in base series; do
-		logf=$LOGS/$arch-$k-regress.log
-		if [ "${BENCH_REUSE_LOGS:-0}" != 1 ] || [ ! -f "$logf.json" ]; then
-			"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$logf" --pin --tests "$tests" \
-				--append "kvm_amd.npt=1" || true
-			"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$arch/$k" >/dev/null || true
-		fi
-		passset "$logf.json" >"$LOGS/$arch-$k.pass" 2>/dev/null || : >"$LOGS/$arch-$k.pass"
+	for r in $rounds; do
+		for k in $(in_turn "$r" base series); do
+			logf=$LOGS/$arch-$k-regress-r$r.log
+			if [ "${BENCH_REUSE_LOGS:-0}" != 1 ] || [ ! -f "$logf.json" ]; then
+				"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$logf" --pin --tests "$tests" \
+					--append "kvm_amd.npt=1" || true
+				"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$arch/$k" >/dev/null || true
+			fi
+			passset "$logf.json" >"$LOGS/$arch-$k-r$r.pass" 2>/dev/null ||
+				: >"$LOGS/$arch-$k-r$r.pass"
+		done
 	done
-	python3 - "$cur" "$arch" "$LOGS/$arch-base.pass" "$LOGS/$arch-series.pass" >>"$M" <<'PY'
+	python3 - "$cur" "$arch" "$LOGS" $rounds >>"$M" <<'PY'
 import json, sys
-sec, arch, bp, sp = sys.argv[1:5]
-base, series = (open(p).read().split() for p in (bp, sp))
-lost = sorted(set(base) - set(series))
-status = 'ERROR' if not base else 'FAIL' if lost else 'PASS'
+sec, arch, logs, *rounds = sys.argv[1:]
+runs = {k: [set(open(f'{logs}/{arch}-{k}-r{r}.pass').read().split())
+            for r in rounds] for k in ('base', 'series')}
+every = {k: set.intersection(*v) for k, v in runs.items()}
+some = {k: sorted(set.union(*v) - every[k]) for k, v in runs.items()}
+lost = sorted(every['base'] - every['series'])
+status = ('ERROR' if not all(runs['base']) else 'FAIL' if lost else 'PASS')
 print(json.dumps({'section': sec, 'metric': 'regression_base_passes_kept',
                   'arch': arch, 'kernel': 'series', 'path': 'regress',
                   'vcpus': 4, 'value': None, 'unit': 'check',
-                  'status': status, 'lost': lost,
-                  'passed': {'base': base, 'series': series}}))
-print(f'bench {arch}: regression suites: {status}: base passed {len(base)}, '
-      f'the series {len(series)}' + (f', lost {" ".join(lost)}' if lost else ''),
-      file=sys.stderr)
+                  'status': status, 'lost': lost, 'rounds': len(rounds),
+                  'passed': {k: sorted(v) for k, v in every.items()},
+                  'passed_in_some_rounds': some,
+                  'passes_per_round': {k: [len(s) for s in v]
+                                       for k, v in runs.items()}}))
+print(f'bench {arch}: regression suites, {len(rounds)} rounds: {status}: '
+      f"base passed {len(every['base'])} in every round, the series "
+      f"{len(every['series'])}" + (f', lost {" ".join(lost)}' if lost else '') +
+      ''.join(f'; {k} passed {" ".join(v)} in some rounds only'
+              for k, v in some.items() if v), file=sys.stderr)
 PY
 done
 fi

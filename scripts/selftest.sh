@@ -414,14 +414,17 @@ fi
 # 7h. The cover letter's results section (5-cover.py) from rows that went
 #     wrong: a stress round without a count is no "0 stale", a ratio
 #     measured once says it has no spread, a regress check names what
-#     the series lost; and it does not crash on a missing value.
+#     the series lost and the tests that passed in some rounds only; and
+#     it does not crash on a missing value.
 if out=$("$TOP"/scripts/5-cover.py "$TOP/scripts/testdata/cover/bench.json" 2>&1) &&
 	grep -q 'x86_64 native: - stale in - reads (3 boots, 1 of them without a count)' <<<"$out" &&
 	grep -q '0.900 (rounds 0.889-0.909, n=3)' <<<"$out" &&
 	grep -q 'arm64: 0.700 (one run, no spread)' <<<"$out" &&
 	grep -q 'arm64, lost: mm.b' <<<"$out" &&
+	grep -q 'a check, 3 rounds of each kernel' <<<"$out" &&
+	grep -q 'arm64, series passed in some rounds only: mm.b mm.c' <<<"$out" &&
 	awk 'length > 75 { exit 1 }' <<<"$out"; then
-	ok "cover results section: missing rounds, no spread, lost tests, 75 columns"
+	ok "cover results section: missing rounds, no spread, lost and flaky tests, 75 columns"
 else
 	bad "cover results section: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 fi
