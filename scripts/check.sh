@@ -159,7 +159,8 @@ rows_of() {
 	done < <(matrix_rows)
 }
 # tests_of "GROUP[:PREFIX],...,-ID": the test ids these items of
-# guest/boots name, less each -ID
+# guest/boots name, less each -ID (an -ID that none of them names is
+# a mistake in guest/boots: said on stderr, as the test then runs)
 tests_of() {
 	local item list= drop=,
 	for item in ${1//,/ }; do
@@ -167,6 +168,10 @@ tests_of() {
 		-*) drop+=${item#-}, ;;
 		*) list+=,$(ids "${item%%:*}" "$(sed -n 's/^[^:]*://p' <<<"$item")") ;;
 		esac
+	done
+	for item in ${drop//,/ }; do
+		[[ ,$list, == *,$item,* ]] ||
+			log "check: guest/boots: -$item leaves out no test of \"$1\""
 	done
 	tr , '\n' <<<"$list" | awk -v d="$drop" 'NF && !index(d, "," $0 ",")' | paste -sd, -
 }
@@ -223,9 +228,10 @@ judge_boot() {
 	for i in "${!rows[@]}"; do
 		evo=(--evidence "${evs[$i]}")
 		case ${checks[$i]} in kunit.*) evo=() ;; esac
-		# Judging ahead (verdict files only), the rows of a boot are
-		# judged two at a time: a python start-up each, a second or
-		# more under load, 15 rows for x86_64's mutants boot.
+		# Judging ahead (verdict files only), the rows of a boot
+		# are judged two at a time: a python start-up each, a
+		# second or more under load, 15 rows for x86_64's mutants
+		# boot.
 		if [ "${prejudge:-0}" = 1 ]; then
 			[ "$(jobs -pr | wc -l)" -lt 2 ] || wait -n || true
 			verdict "$arch/mutant/${rows[$i]}" "$logf" --row "${rows[$i]}" \
@@ -252,11 +258,13 @@ judge_boot() {
 # group of its own, so that stopping it stops every boot in it.
 lane() { # lane ARCH
 	local b k
+	local judge=
 	for b in "${boots[@]}"; do
 		[ "$(cut -d'|' -f2 <<<"$b")" = "$1" ] || continue
 		k=$(cut -d'|' -f2,3 --output-delimiter=- <<<"$b")
 		while [ ! -e "$LOGS/.built-$k" ]; do
-			[ -e "$LOGS/.no-boots" ] && return 0
+			# No more boots (the judge is waited for below).
+			[ -e "$LOGS/.no-boots" ] && break 2
 			# A kernel the build loop does not make: no boot (judged
 			# as missing at the end).
 			[ -e "$LOGS/.builds-done" ] && [ ! -e "$LOGS/.built-$k" ] && continue 2
@@ -265,8 +273,15 @@ lane() { # lane ARCH
 		boot "$b"
 		# Judged beside the lane's next boot (at the lower priority
 		# of the other work beside boots), not before it: the boot
-		# lock would otherwise sit idle while the lane judges.
-		(renice -n 10 "$BASHPID" >/dev/null; prejudge=1 judge_boot "$b") &
+		# lock would otherwise sit idle while the lane judges. One
+		# judge per lane at a time (the last one is done long
+		# before a boot is).
+		[ -z "$judge" ] || wait "$judge" || true
+		(
+			renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
+			prejudge=1 judge_boot "$b"
+		) &
+		judge=$!
 	done
 	wait
 	return 0
