@@ -158,23 +158,6 @@ rows_of() {
 		case $check in kunit.*) kunit=(--kunit '*') ;; esac
 	done < <(matrix_rows)
 }
-# tests_of "GROUP[:PREFIX],...,-ID": the test ids these items of
-# guest/boots name, less each -ID (an -ID that none of them names is
-# a mistake in guest/boots: said on stderr, as the test then runs)
-tests_of() {
-	local item list= drop=,
-	for item in ${1//,/ }; do
-		case $item in
-		-*) drop+=${item#-}, ;;
-		*) list+=,$(ids "${item%%:*}" "$(sed -n 's/^[^:]*://p' <<<"$item")") ;;
-		esac
-	done
-	for item in ${drop//,/ }; do
-		[[ ,$list, == *,$item,* ]] ||
-			log "check: guest/boots: -$item leaves out no test of \"$1\""
-	done
-	tr , '\n' <<<"$list" | awk -v d="$drop" 'NF && !index(d, "," $0 ",")' | paste -sd, -
-}
 logf_of() { echo "$LOGS/${1//\//_}.log"; }
 # boot LINE: one boot of guest/boots (a line of the boots array), its
 # console in its log; no verdict. A boot of the mutants kernel runs, after

@@ -260,6 +260,23 @@ ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
 	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
 		"$TOP/guest/tests.list" | paste -sd, -
 }
+# tests_of "GROUP[:PREFIX],...,-ID": the test ids these items of
+# guest/boots name, less each -ID (an -ID that none of them names is
+# a mistake in guest/boots: said on stderr, as the test then runs)
+tests_of() {
+	local item list= drop=,
+	for item in ${1//,/ }; do
+		case $item in
+		-*) drop+=${item#-}, ;;
+		*) list+=,$(ids "${item%%:*}" "$(sed -n 's/^[^:]*://p' <<<"$item")") ;;
+		esac
+	done
+	for item in ${drop//,/ }; do
+		[[ ,$list, == *,$item,* ]] ||
+			log "guest/boots: -$item leaves out no test of \"$1\""
+	done
+	tr , '\n' <<<"$list" | awk -v d="$drop" 'NF && !index(d, "," $0 ",")' | paste -sd, -
+}
 
 apt_install() { # apt_install WHAT PKG...: install the Debian packages missing
 	local what=$1 p missing=()

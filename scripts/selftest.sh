@@ -382,6 +382,17 @@ else
 	bad "words splits options as a shell does and refuses a bad quote"
 fi
 
+# 7f2. tests_of (lib.sh) expands guest/boots' test items in order and
+#      leaves out each -ID; an -ID that leaves out nothing is said.
+got=$(tests_of "regress:kvm.hyperv_tlb,repeat:kvm.hyperv,-kvm.hyperv_tlb_flush" 2>"$tmp/tests_of.err")
+got2=$(tests_of "regress:kvm.hyperv_tlb,-kvm.no_such_test" 2>"$tmp/tests_of2.err")
+if [ "$got" = kvm.hyperv_tlb_flush_10x ] && [ ! -s "$tmp/tests_of.err" ] &&
+	[ "$got2" = kvm.hyperv_tlb_flush ] && grep -q -- '-kvm.no_such_test leaves out no test' "$tmp/tests_of2.err"; then
+	ok "tests_of leaves out each -ID and says when one leaves out nothing"
+else
+	bad "tests_of: [$got] [$got2] $(cat "$tmp/tests_of.err" "$tmp/tests_of2.err")"
+fi
+
 # 7g. A mutation-matrix row whose check is a boot of its own must have
 #     that boot in guest/boots, judged by the row's evidence, and a
 #     control boot (the same window without the mutant, judged by a
