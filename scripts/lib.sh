@@ -261,8 +261,8 @@ ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
 		"$TOP/guest/tests.list" | paste -sd, -
 }
 # tests_of "GROUP[:PREFIX],...,-ID": the test ids these items of
-# guest/boots name, less each -ID (an -ID that none of them names is
-# a mistake in guest/boots: said on stderr, as the test then runs)
+# guest/boots name, less each -ID (an -ID that leaves out nothing is
+# likely a typo that keeps the test it meant: said on stderr)
 tests_of() {
 	local item list= drop=,
 	for item in ${1//,/ }; do
