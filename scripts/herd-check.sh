@@ -5,9 +5,11 @@
 # test, "PASS litmus.NAME -- forbidden, as expected" or FAIL with the
 # reason, then "counts P F S"; non-zero exit on any mismatch.
 #   usage: herd-check.sh [herd7]   (default: the one scripts/herd.sh gives)
+# LITMUS_DIR names another directory of tests with its own expected file
+# (research/arm64-takeover/litmus).
 . "$(dirname "$0")/lib.sh"
 
-DIR=$TOP/litmus
+DIR=${LITMUS_DIR:-$TOP/litmus}
 HERD_FLAGS=(-model aarch64.cat -variant vmsa)
 P=0 F=0
 verdict() { # verdict STATUS NAME DETAIL

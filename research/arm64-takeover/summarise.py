@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Summarise research/arm64-takeover/run.sh's logs as a Markdown table.
+
+  summarise.py LOGS_DIR
+
+For each metric (an mprotect loop mode of guest/bench/migrate.c, its
+broadcasts per iteration, a ctxsw mode), each kernel's value per round is
+the median of that boot's repeats; the table gives the median over rounds
+with their range, and each ratio to base (and takeover/series) as the
+median of the per-round ratios, with their range. A ratio whose range
+includes 1.0 is marked "within noise".
+"""
+import re
+import statistics as st
+import sys
+from pathlib import Path
+
+KERNELS = ["base", "series", "takeover"]
+MIG = re.compile(r"migrate: mode=(\S+) median_us=([\d.]+) p90_us=([\d.]+) "
+                 r"(?:mean_us=([\d.]+) )?"
+                 r"broadcast_per_iter=(-?[\d.]+) migrations=(\d+)")
+CTX = re.compile(r"ctxsw: mode=(\S+) ns_per_switch=([\d.]+)")
+
+
+def parse(path):
+    """{metric: [values]} for one boot's log."""
+    vals = {}
+    for line in path.read_text(errors="replace").splitlines():
+        m = MIG.search(line)
+        if m:
+            mode = m.group(1)
+            vals.setdefault(f"mprotect_us {mode}", []).append(float(m.group(2)))
+            vals.setdefault(f"mprotect_p90_us {mode}", []).append(float(m.group(3)))
+            if m.group(4):
+                vals.setdefault(f"mprotect_mean_us {mode}", []).append(float(m.group(4)))
+            b = float(m.group(5))
+            if b >= 0:
+                vals.setdefault(f"broadcast_per_iter {mode}", []).append(b)
+            if mode == "migrating":
+                vals.setdefault("migrations migrating", []).append(float(m.group(6)))
+            continue
+        m = CTX.search(line)
+        if m:
+            vals.setdefault(f"ctxsw_ns {m.group(1)}", []).append(float(m.group(2)))
+    return vals
+
+
+def fmt(x):
+    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
+
+
+def main():
+    logs = Path(sys.argv[1])
+    rounds = {}  # (kernel, round) -> {metric: value}
+    for f in sorted(logs.glob("arm64-*-perf-*.log")):
+        m = re.match(r"arm64-(\w+)-perf-(\d+)\.log$", f.name)
+        if not m or m.group(1) not in KERNELS:
+            continue
+        vals = parse(f)
+        if vals:
+            rounds[(m.group(1), int(m.group(2)))] = {
+                k: st.median(v) for k, v in vals.items()}
+    nums = sorted({r for _, r in rounds})
+    metrics = sorted({k for v in rounds.values() for k in v})
+    print(f"Rounds: {len(nums)} ({', '.join(map(str, nums))}); per kernel, "
+          "the median of the rounds (range); ratios: median of per-round "
+          "ratios (range).\n")
+    print("| metric | " + " | ".join(KERNELS) +
+          " | series/base | takeover/base | takeover/series |")
+    print("|---" * (len(KERNELS) + 4) + "|")
+    for met in metrics:
+        cells = []
+        for k in KERNELS:
+            v = [rounds[(k, r)][met] for r in nums if met in rounds.get((k, r), {})]
+            cells.append(f"{fmt(st.median(v))} ({fmt(min(v))}-{fmt(max(v))}, n={len(v)})"
+                         if v else "n/a")
+        for a, b in (("series", "base"), ("takeover", "base"),
+                     ("takeover", "series")):
+            rs = [rounds[(a, r)][met] / rounds[(b, r)][met] for r in nums
+                  if met in rounds.get((a, r), {}) and
+                  rounds.get((b, r), {}).get(met)]
+            if len(rs) < 2 or met.startswith(("broadcast", "migrations")):
+                cells.append("")
+                continue
+            noise = ", within noise" if min(rs) <= 1.0 <= max(rs) else ""
+            cells.append(f"{st.median(rs):.3f} ({min(rs):.3f}-{max(rs):.3f}{noise})")
+        print(f"| {met} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
