@@ -4,7 +4,7 @@
  * CPUs, for the arm64 take-over prototype (results/arm64-migration-design.md).
  * It times and counts; it checks nothing.
  *
- *   migrate -m MODE [-n ITERATIONS] [-r REPEATS] [-p PERIOD_MS]
+ *   migrate -m MODE [-n ITERATIONS] [-r REPEATS] [-k MOVE_EVERY]
  *
  * Each repeat forks a fresh process (a fresh mm) that changes the protection
  * of one page back and forth and writes to it, ITERATIONS times, on CPU 0
@@ -12,11 +12,14 @@
  *
  *   pinned       nothing: forked on CPU 0, never anywhere else
  *   moved-idle   a warm-up on CPU 1, then a move to CPU 0; CPU 1 then idles,
- *                and idle keeps the mm in TTBR0_EL1 (lazy TLB)
+ *                and idle keeps the mm in TTBR0_EL1 (lazy TLB); nothing of
+ *                this program runs on CPU 1 meanwhile
  *   moved-busy   the same, with a SCHED_IDLE spinner (another process)
  *                pinned to CPU 1, so that CPU 1 switches to another mm
  *   migrating    forked on CPU 0, moved between CPUs 0 and 1 every
- *                PERIOD_MS (default 5), with SCHED_IDLE spinners on both
+ *                MOVE_EVERY iterations (default 64), with SCHED_IDLE
+ *                spinners on both: every kernel moves as often per
+ *                iteration, however fast its iterations are
  *   threads2     two threads of the process, on CPUs 0 and 1, each on its
  *                own page, both running throughout
  *
@@ -53,7 +56,7 @@ struct result {
 };
 
 static long iterations = 4000;
-static long period_ms = 5;
+static long move_every = 64;
 
 static void pin(int cpu)
 {
@@ -124,22 +127,24 @@ static void iteration(char *page, long i)
 	page[i % getpagesize()] = i;
 }
 
-/* Time n iterations; with a period, move between CPUs 0 and 1 meanwhile. */
-static long timed_loop(char *page, double *us, long n, long period)
+/*
+ * Time n iterations; with every > 0, move between CPUs 0 and 1 before every
+ * every-th iteration (the move itself is not timed).
+ */
+static long timed_loop(char *page, double *us, long n, long every)
 {
-	double last = now_us();
 	long i, moves = 0;
 	int cpu = HOME;
 
 	for (i = 0; i < n; i++) {
-		double t0 = now_us();
+		double t0;
 
-		if (period && t0 - last >= period * 1000.0) {
+		if (every && i && i % every == 0) {
 			cpu = cpu == HOME ? AWAY : HOME;
 			pin(cpu);
 			moves++;
-			last = t0 = now_us();
 		}
+		t0 = now_us();
 		iteration(page, i);
 		us[i] = now_us() - t0;
 	}
@@ -205,6 +210,7 @@ static void threads2(struct result *r)
 	for (i = 0; i < 2; i++)
 		pthread_join(tids[i], NULL);
 	summarise(r, us, 2 * iterations, before);
+	free(us);
 }
 
 /* The process under test, forked for each repeat. */
@@ -231,24 +237,51 @@ static void child(const char *mode, struct result *r)
 	}
 	before = remote_flushes();
 	r->migrations = timed_loop(page, us, iterations,
-				   strcmp(mode, "migrating") ? 0 : period_ms);
+				   strcmp(mode, "migrating") ? 0 : move_every);
 	summarise(r, us, iterations, before);
 	if (!strcmp(mode, "migrating") && sched_getcpu() != HOME)
 		pin(HOME);
 }
 
+/* Read the byte that says go on; its writer has done what we wait for. */
+static void wait_for(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) != 1)
+		errx(1, "lost the other process");
+	close(fd);
+}
+
+static void say_go(int fd)
+{
+	if (write(fd, "g", 1) != 1)
+		err(1, "write");
+	close(fd);
+}
+
+/* A SCHED_IDLE busy loop on @cpu; returns once it runs there. */
 static pid_t spinner(int cpu)
 {
 	struct sched_param sp = { 0 };
-	pid_t pid = fork();
+	int ready[2];
+	pid_t pid;
 
+	if (pipe(ready))
+		err(1, "pipe");
+	pid = fork();
 	if (pid < 0)
 		err(1, "fork");
-	if (pid)
+	if (pid) {
+		close(ready[1]);
+		wait_for(ready[0]);
 		return pid;
+	}
+	close(ready[0]);
 	pin(cpu);
 	if (sched_setscheduler(0, SCHED_IDLE, &sp))
 		err(1, "SCHED_IDLE");
+	say_go(ready[1]);
 	for (;;)
 		;
 }
@@ -256,7 +289,7 @@ static pid_t spinner(int cpu)
 static void run(const char *mode, struct result *r)
 {
 	pid_t spin[2] = { 0, 0 };
-	int status, i;
+	int status, i, go[2];
 	pid_t pid;
 
 	if (!strcmp(mode, "moved-busy"))
@@ -265,16 +298,26 @@ static void run(const char *mode, struct result *r)
 		spin[0] = spinner(AWAY);
 		spin[1] = spinner(HOME);
 	}
-	/* The child's mm is first live where it is forked. */
+	if (pipe(go))
+		err(1, "pipe");
+	/*
+	 * The child's mm is first live where it is forked. It waits until we
+	 * are back on CPU 0, so that no task of ours but the child runs on
+	 * CPU 1 after the fork.
+	 */
 	pin(!strncmp(mode, "moved-", 6) ? AWAY : HOME);
 	pid = fork();
 	if (pid < 0)
 		err(1, "fork");
 	if (!pid) {
+		close(go[1]);
+		wait_for(go[0]);
 		child(mode, r);
 		_exit(0);
 	}
+	close(go[0]);
 	pin(HOME);
+	say_go(go[1]);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		r->failed = 1;
@@ -294,21 +337,21 @@ int main(int argc, char **argv)
 	double *med;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "m:n:r:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:n:r:k:")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'n': iterations = atol(optarg); break;
 		case 'r': repeats = atol(optarg); break;
-		case 'p': period_ms = atol(optarg); break;
-		default: errx(2, "usage: migrate -m MODE [-n N] [-r R] [-p MS]");
+		case 'k': move_every = atol(optarg); break;
+		default: errx(2, "usage: migrate -m MODE [-n N] [-r R] [-k K]");
 		}
 	}
 	if (!mode || (strcmp(mode, "pinned") && strcmp(mode, "moved-idle") &&
 		      strcmp(mode, "moved-busy") && strcmp(mode, "migrating") &&
 		      strcmp(mode, "threads2")))
 		errx(2, "-m pinned|moved-idle|moved-busy|migrating|threads2");
-	if (iterations < WARMUP || repeats < 1 || period_ms < 1)
-		errx(2, "bad -n, -r or -p");
+	if (iterations < WARMUP || repeats < 1 || move_every < 1)
+		errx(2, "bad -n, -r or -k");
 
 	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);

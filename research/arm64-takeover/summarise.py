@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Summarise research/arm64-takeover/run.sh's logs as a Markdown table.
 
-  summarise.py LOGS_DIR
+  summarise.py LOGS_DIR [--csv FILE]
 
 For each metric (an mprotect loop mode of guest/bench/migrate.c, its
 broadcasts per iteration, a ctxsw mode), each kernel's value per round is
 the median of that boot's repeats; the table gives the median over rounds
 with their range, and each ratio to base (and takeover/series) as the
 median of the per-round ratios, with their range. A ratio whose range
-includes 1.0 is marked "within noise".
+includes 1.0 is marked "within noise". Then, since a round's median can
+hide repeats that differ, the number of repeats per kernel and mode with
+fewer than 0.5 broadcasts per iteration (the mm was local, e.g. taken
+over). --csv writes every repeat: kernel, round, mode, median_us, p90_us,
+mean_us, broadcast_per_iter, migrations.
 """
 import re
 import statistics as st
@@ -20,6 +24,17 @@ MIG = re.compile(r"migrate: mode=(\S+) median_us=([\d.]+) p90_us=([\d.]+) "
                  r"(?:mean_us=([\d.]+) )?"
                  r"broadcast_per_iter=(-?[\d.]+) migrations=(\d+)")
 CTX = re.compile(r"ctxsw: mode=(\S+) ns_per_switch=([\d.]+)")
+
+
+def repeats(path):
+    """Each repeat line of a boot's log, as a tuple of its fields."""
+    out = []
+    for line in path.read_text(errors="replace").splitlines():
+        m = MIG.search(line)
+        if m:
+            out.append((m.group(1), m.group(2), m.group(3), m.group(4) or "",
+                        m.group(5), m.group(6)))
+    return out
 
 
 def parse(path):
@@ -51,11 +66,20 @@ def fmt(x):
 
 def main():
     logs = Path(sys.argv[1])
+    csv = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--csv" else None
     rounds = {}  # (kernel, round) -> {metric: value}
+    local = {}  # (kernel, mode) -> [repeats with < 0.5 broadcasts, repeats]
+    rows = []
     for f in sorted(logs.glob("arm64-*-perf-*.log")):
         m = re.match(r"arm64-(\w+)-perf-(\d+)\.log$", f.name)
         if not m or m.group(1) not in KERNELS:
             continue
+        for rep in repeats(f):
+            rows.append((m.group(1), m.group(2)) + rep)
+            c = local.setdefault((m.group(1), rep[0]), [0, 0])
+            c[1] += 1
+            if 0 <= float(rep[4]) < 0.5:
+                c[0] += 1
         vals = parse(f)
         if vals:
             rounds[(m.group(1), int(m.group(2)))] = {
@@ -85,6 +109,21 @@ def main():
             noise = ", within noise" if min(rs) <= 1.0 <= max(rs) else ""
             cells.append(f"{st.median(rs):.3f} ({min(rs):.3f}-{max(rs):.3f}{noise})")
         print(f"| {met} | " + " | ".join(cells) + " |")
+    modes = sorted({mo for _, mo in local})
+    print("\nRepeats with fewer than 0.5 broadcasts per iteration, of all "
+          "repeats (no counter on base):\n")
+    print("| mode | " + " | ".join(KERNELS[1:]) + " |")
+    print("|---" * len(KERNELS) + "|")
+    for mo in modes:
+        print(f"| {mo} | " + " | ".join(
+            f"{local[(k, mo)][0]} of {local[(k, mo)][1]}" if (k, mo) in local
+            else "n/a" for k in KERNELS[1:]) + " |")
+    if csv:
+        with open(csv, "w") as out:
+            out.write("kernel,round,mode,median_us,p90_us,mean_us,"
+                      "broadcast_per_iter,migrations\n")
+            for r in rows:
+                out.write(",".join(r) + "\n")
 
 
 if __name__ == "__main__":
