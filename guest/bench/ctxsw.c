@@ -35,25 +35,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pin.h"
+
 static int ping[2], pong[2];	/* to the echo task, and back */
 static long round_trips = 2000;
 
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		err(1, "sched_setaffinity(%d)", cpu);
-}
-
 static void *on_cpu1(void *arg)
 {
-	pin(1);
-	/* Back from the migration: this thread now runs on CPU 1. */
-	if (sched_getcpu() != 1)
-		errx(1, "thread not on CPU 1");
+	pin(1);	/* back from the migration: this thread runs on CPU 1 */
 	return arg;
 }
 

@@ -45,6 +45,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pin.h"
+
 #define HOME	0
 #define AWAY	1
 #define WARMUP	64
@@ -57,18 +59,6 @@ struct result {
 
 static long iterations = 4000;
 static long move_every = 64;
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		err(1, "sched_setaffinity(%d)", cpu);
-	if (sched_getcpu() != cpu)
-		errx(1, "not on CPU %d after sched_setaffinity()", cpu);
-}
 
 static double now_us(void)
 {
