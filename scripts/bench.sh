@@ -109,16 +109,6 @@ boot() { # boot ARCH BUILD LOGNAME [4-boot.sh options]: boot, parse, keep going
 	grep -q '^FAIL' "$logf.verdict" && log "bench: $3: $(grep -m1 '^FAIL' "$logf.verdict")"
 	return 0
 }
-# in_turn ROUND K1 K2...: the kernels in the order round ROUND boots them,
-# rotated by one each round: K1 K2 K3, K2 K3 K1, ... (two kernels: K1
-# first in odd rounds, K2 first in even ones). What is left of an order
-# effect, e.g. a page cache warmed by the first boot, then falls on all
-# alike.
-in_turn() {
-	local r=$1 ks=("${@:2}")
-	local i=$(((r - 1) % ${#ks[@]}))
-	echo "${ks[@]:i}" "${ks[@]:0:i}"
-}
 passset() { # the sorted ids of passing userspace tests in a run's JSON
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(sorted(t["name"].split()[0] for t in r["kselftest"] or [] if t["status"] == "PASS")))' "$1"
 }

@@ -256,6 +256,16 @@ unjudged_boot_rows() {
 	done < <(grep -v '^#' "$TOP/mutants/matrix")
 }
 
+# in_turn ROUND K1 K2...: the kernels in the order round ROUND boots them,
+# rotated by one each round: K1 K2 K3, K2 K3 K1, ... (two kernels: K1
+# first in odd rounds, K2 first in even ones). What is left of an order
+# effect, e.g. a page cache warmed by the first boot, then falls on all
+# alike.
+in_turn() {
+	local r=$1 ks=("${@:2}")
+	local i=$(((r - 1) % ${#ks[@]}))
+	echo "${ks[@]:i}" "${ks[@]:0:i}"
+}
 ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
 	awk -F'|' -v g="$1" -v p="${2:-}" '!/^#/ && $2 == g && index($1, p) == 1 { print $1 }' \
 		"$TOP/guest/tests.list" | paste -sd, -

@@ -216,21 +216,15 @@ static void child(const char *mode, struct result *r)
 		threads2(r);
 		return;
 	}
-	if (!strcmp(mode, "moved-idle") || !strcmp(mode, "moved-busy")) {
-		/* Forked on CPU 1 (see run()): warm up there, then move. */
-		for (i = 0; i < WARMUP; i++)
-			iteration(page, i);
+	for (i = 0; i < WARMUP; i++)
+		iteration(page, i);
+	/* moved-*: forked on CPU 1 (see run()), warmed up there; now move. */
+	if (!strncmp(mode, "moved-", 6))
 		pin(HOME);
-	} else {
-		for (i = 0; i < WARMUP; i++)
-			iteration(page, i);
-	}
 	before = remote_flushes();
 	r->migrations = timed_loop(page, us, iterations,
 				   strcmp(mode, "migrating") ? 0 : move_every);
 	summarise(r, us, iterations, before);
-	if (!strcmp(mode, "migrating") && sched_getcpu() != HOME)
-		pin(HOME);
 }
 
 /* Read the byte that says go on; its writer has done what we wait for. */

@@ -2,7 +2,7 @@
 # Measure the arm64 take-over prototype (results/arm64-migration-design.md)
 # against base and the series, on perf kernels under QEMU TCG: ROUNDS
 # rounds (default 5), one boot per kernel per round, the kernels' order
-# rotated each round as make bench does (scripts/bench.sh in_turn()).
+# rotated each round as make bench does (in_turn() in scripts/lib.sh).
 # Each boot runs bench.migrate and bench.ctxsw (guest/tests.list).
 #   research/arm64-takeover/run.sh            (from a clone, after the
 #   builds below; prints the logs' directory)
@@ -21,11 +21,6 @@ mkdir -p "$LOGS"
 for k in "${KERNELS[@]}"; do
 	[ -f "$OUT/build/$k/arch/arm64/boot/Image" ] || die "no kernel $k: build it first"
 done
-in_turn() {
-	local r=$1 ks=("${@:2}")
-	local i=$(((r - 1) % ${#ks[@]}))
-	echo "${ks[@]:i}" "${ks[@]:0:i}"
-}
 for r in $(seq "$ROUNDS"); do
 	for k in $(in_turn "$r" "${KERNELS[@]}"); do
 		log "takeover: round $r: $k"

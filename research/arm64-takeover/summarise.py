@@ -26,38 +26,32 @@ MIG = re.compile(r"migrate: mode=(\S+) median_us=([\d.]+) p90_us=([\d.]+) "
 CTX = re.compile(r"ctxsw: mode=(\S+) ns_per_switch=([\d.]+)")
 
 
-def repeats(path):
-    """Each repeat line of a boot's log, as a tuple of its fields."""
-    out = []
-    for line in path.read_text(errors="replace").splitlines():
-        m = MIG.search(line)
-        if m:
-            out.append((m.group(1), m.group(2), m.group(3), m.group(4) or "",
-                        m.group(5), m.group(6)))
-    return out
-
-
 def parse(path):
-    """{metric: [values]} for one boot's log."""
-    vals = {}
+    """One boot's log: its repeat lines of migrate.c, each as a tuple of
+    its fields (for --csv), and {metric: [values]}."""
+    reps, vals = [], {}
+
+    def add(metric, v):
+        vals.setdefault(metric, []).append(float(v))
+
     for line in path.read_text(errors="replace").splitlines():
         m = MIG.search(line)
         if m:
-            mode = m.group(1)
-            vals.setdefault(f"mprotect_us {mode}", []).append(float(m.group(2)))
-            vals.setdefault(f"mprotect_p90_us {mode}", []).append(float(m.group(3)))
-            if m.group(4):
-                vals.setdefault(f"mprotect_mean_us {mode}", []).append(float(m.group(4)))
-            b = float(m.group(5))
-            if b >= 0:
-                vals.setdefault(f"broadcast_per_iter {mode}", []).append(b)
+            mode, med, p90, mean, bcast, moves = m.groups()
+            reps.append((mode, med, p90, mean or "", bcast, moves))
+            add(f"mprotect_us {mode}", med)
+            add(f"mprotect_p90_us {mode}", p90)
+            if mean:
+                add(f"mprotect_mean_us {mode}", mean)
+            if float(bcast) >= 0:
+                add(f"broadcast_per_iter {mode}", bcast)
             if mode == "migrating":
-                vals.setdefault("migrations migrating", []).append(float(m.group(6)))
+                add("migrations migrating", moves)
             continue
         m = CTX.search(line)
         if m:
-            vals.setdefault(f"ctxsw_ns {m.group(1)}", []).append(float(m.group(2)))
-    return vals
+            add(f"ctxsw_ns {m.group(1)}", m.group(2))
+    return reps, vals
 
 
 def fmt(x):
@@ -74,13 +68,13 @@ def main():
         m = re.match(r"arm64-(\w+)-perf-(\d+)\.log$", f.name)
         if not m or m.group(1) not in KERNELS:
             continue
-        for rep in repeats(f):
+        reps, vals = parse(f)
+        for rep in reps:
             rows.append((m.group(1), m.group(2)) + rep)
             c = local.setdefault((m.group(1), rep[0]), [0, 0])
             c[1] += 1
             if 0 <= float(rep[4]) < 0.5:
                 c[0] += 1
-        vals = parse(f)
         if vals:
             rounds[(m.group(1), int(m.group(2)))] = {
                 k: st.median(v) for k, v in vals.items()}
@@ -106,6 +100,7 @@ def main():
             if len(rs) < 2 or met.startswith(("broadcast", "migrations")):
                 cells.append("")
                 continue
+            # make bench's rule (scripts/5-report.py spread()), unrounded
             noise = ", within noise" if min(rs) <= 1.0 <= max(rs) else ""
             cells.append(f"{st.median(rs):.3f} ({min(rs):.3f}-{max(rs):.3f}{noise})")
         print(f"| {met} | " + " | ".join(cells) + " |")
