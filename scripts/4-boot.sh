@@ -27,6 +27,12 @@
 #                     silent for minutes, so 180 s is safe.
 #     --tsc-watchdog  x86_64: leave the clocksource watchdog on the TSC
 #                     (no tsc=reliable), to reproduce that hang
+#     --rig           boot on the tagged-TLB rig (scripts/rig.sh --cached:
+#                     built before, never here) with QEMU_RIG_TLB=1, its TLB
+#                     tagged per PCID/ASID; LOG's first line is "### tlb-series:
+#                     qemu rig KEY" (5-results.py --qemu checks it). The
+#                     rig's cache entry is marked used, and held (a shared
+#                     lock) while QEMU runs, so that no rig.sh prunes it.
 # Exit status: 0 if the guest powered itself off, 124 on timeout, 123 on a
 # hang (not 125: timeout(1) itself returns 125 when it fails), 128+N when
 # stopped by signal N (QEMU is stopped first: none is left running).
@@ -35,7 +41,7 @@
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 nodes=1 tests= rows= append= tmo=900 kunit= pin=0 silence=180 tscopt=tsc=reliable
+smp=4 nodes=1 tests= rows= append= tmo=900 kunit= pin=0 silence=180 tscopt=tsc=reliable rig=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
@@ -48,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--silence) silence=$2 ;;
 	--pin) pin=1; shift; continue ;;
 	--tsc-watchdog) tscopt=; shift; continue ;;
+	--rig) rig=1; shift; continue ;;
 	*) die "unknown option $1" ;;
 	esac
 	shift 2
@@ -83,6 +90,21 @@ arm64)
 		-append "console=ttyAMA0 $cmdline")
 	;;
 esac
+rigkey=
+unset QEMU_RIG_TLB
+if [ "$rig" = 1 ]; then
+	rigdir=$("$TOP"/scripts/rig.sh --cached) || exit 1
+	rigkey=${rigdir##*/}
+	qemu[0]=$rigdir/bin/${qemu[0]}
+	# The firmware of Debian's QEMU (its firmware path: SeaBIOS, the
+	# option ROMs, the default NIC's iPXE ROM): the rig has no data
+	# directory of its own.
+	[ "$arch" != x86_64 ] || qemu+=(-L /usr/share/seabios -L /usr/share/qemu -L /usr/lib/ipxe/qemu)
+	export QEMU_RIG_TLB=1
+	exec 6>"$rigdir.lock"
+	flock -s 6
+	touch "$rigdir"
+fi
 qemu[0]=${QEMU_CMD:-${qemu[0]}}
 mem=${MEM:-4G} smpopt=$smp
 if [ "$nodes" -gt 1 ]; then
@@ -99,7 +121,7 @@ if [ "$nodes" -gt 1 ]; then
 	done
 fi
 mkdir -p "$(dirname "$logf")"
-log "boot $name smp=$smp$([ "$nodes" = 1 ] || echo " nodes=$nodes")${tests:+ tests=$tests}${kunit:+ kunit=$kunit}${append:+ [$append]}"
+log "boot $name smp=$smp$([ "$nodes" = 1 ] || echo " nodes=$nodes")${tests:+ tests=$tests}${kunit:+ kunit=$kunit}${append:+ [$append]}${rigkey:+ on the rig $rigkey}"
 # pin_vcpus PID: once QEMU (a child of PID) has named its $smp vCPU
 # threads "CPU N/TCG", bind each to a host CPU.
 pin_vcpus() {
@@ -233,7 +255,7 @@ for l in sys.argv[2].splitlines():
 # writes to it until it exits).
 on_hang() {
 	local last regs
-	last=$(tr -d '\r' <"$logf" | awk 'NF { l = $0 } END { print substr(l, 1, 200) }')
+	last=$(tr -d '\r' <"$logf" | awk 'NF && !/^### tlb-series: qemu / { l = $0 } END { print substr(l, 1, 200) }')
 	regs=$(monitor "info registers -a" 30 2>&1) || true
 	stop_qemu
 	{
@@ -277,7 +299,11 @@ watch() {
 }
 rc=0
 # Append mode: the lines added here after QEMU has gone stay whole.
-: >"$logf"
+if [ -n "$rigkey" ]; then
+	echo "### tlb-series: qemu rig $rigkey" >"$logf"
+else
+	: >"$logf"
+fi
 timeout --foreground -k 10 "$tmo" "${qemu[@]}" -accel tcg,thread=multi \
 	-name "tlb-$arch,debug-threads=on" \
 	-smp "$smpopt" -m "$mem" -display none -no-reboot \

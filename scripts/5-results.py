@@ -16,6 +16,12 @@ result at all (never run, or cut off by a crash) is a failure.
 FUNC (4-boot.sh's register dump, symbolized); anything else fails.
 --expect-message REGEX (repeatable): some kernel message must match each
 (evidence that a boot went through the path it was meant to).
+--expect-pass ID: a test that must pass although a mutant is on (a row of
+the mutation matrix that only the tagged-TLB rig can catch, run on stock
+TCG); its pass line quotes the test's last line of output.
+--qemu rig|tcg: the boot must have run on the tagged-TLB rig (4-boot.sh
+--rig writes "### tlb-series: qemu rig KEY" first in the log), or on stock
+TCG (no such line); a FAIL item "qemu" otherwise.
 
 Pass/fail of KUnit suites and of the userspace kselftests is read with the
 tree's own tools/testing/kunit/kunit.py parse (the log is split at the
@@ -48,6 +54,8 @@ MARK_END = '### tlb-series: userspace tests end'
 MARK_HANG = '### tlb-series: hang: '
 MARK_CPU = '### tlb-series: '
 MARK_TIMEOUT = '### tlb-series: boot timed out'
+# 4-boot.sh --rig: the log's first line names the rig's cache key.
+MARK_RIG = '### tlb-series: qemu rig '
 # guest/init's keep-alive line while a quiet test runs (see 4-boot.sh
 # --silence); it is not the test's output.
 HEARTBEAT = '# tlb-series: heartbeat'
@@ -196,6 +204,8 @@ def parse(args):
     timed_out = next((l[len('### tlb-series: '):] for l in raw[trailer:]
                       if l.startswith(MARK_TIMEOUT)), None)
     raw = raw[:trailer]
+    rig = next((l[len(MARK_RIG):].strip() for l in raw[:1]
+                if l.startswith(MARK_RIG)), None)
     # Mutation-matrix rows (guest/init run_row) follow the boot's own
     # tests, each between its markers: --row judges one of them from its
     # lines alone, otherwise they are left out.
@@ -244,6 +254,7 @@ def parse(args):
         'timed_out': timed_out,
         'hang': hang,
         'cpu0': cpu0,
+        'rig': rig,
         'messages': kernel_messages(raw) if args.expect_message else [],
         'lines': len(raw),
     }
@@ -294,7 +305,14 @@ def verdict(res, args, v):
         return
     known = read_known(args.known)
     must_fail = list(dict.fromkeys(filter(None, (args.expect_fail or '').split(','))))
+    must_pass = list(dict.fromkeys(filter(None, (args.expect_pass or '').split(','))))
     cause = end_cause(res)
+    if args.qemu == 'rig' and not res.get('rig'):
+        v.item('FAIL', 'qemu', 'must have run on the tagged-TLB rig, but the '
+               'log does not say so (no "' + MARK_RIG.strip() + '" line): stock TCG')
+    elif args.qemu == 'tcg' and res.get('rig'):
+        v.item('FAIL', 'qemu', 'must have run on stock QEMU TCG, but ran on '
+               f'the tagged-TLB rig {res["rig"]}')
 
     seen = set()
     for t in res['kunit'] or []:
@@ -306,11 +324,20 @@ def verdict(res, args, v):
         elif t['status'] == 'SKIP' and any(
                 fnmatch.fnmatch(name, g) for g in (args.no_skip or '').split(',') if g):
             st, why = 'FAIL', 'skipped, where every case must run (--no-skip)'
-        elif must_fail and args.allow_splat and name not in must_fail:
+        elif (must_fail or must_pass) and args.allow_splat and \
+                name not in must_fail + must_pass:
             # A deliberately broken kernel: only the named case carries
             # the verdict; the others may fail too, and their passes say
             # nothing about the series.
             continue
+        elif name in must_pass:
+            # A rig row's case on stock TCG: it must pass, mutant on.
+            seen.add(name)
+            if t['status'] == 'PASS':
+                why = 'passed with its mutant on'
+            else:
+                st, why = 'FAIL', (f'{t["status"]} with its mutant on, where '
+                                   'it must pass (stock TCG): not a row only the rig can catch')
         elif name in must_fail:
             # A named KUnit case that must fail on a mutant kernel: its
             # own failed expectation is the evidence.  A crash would cut
@@ -347,6 +374,28 @@ def verdict(res, args, v):
             else:
                 v.item('PASS', name, 'caught, as it must be' +
                        (f': "{m.group(0)[:80]}"' if m else ''))
+        elif name in must_pass:
+            # A rig row's check on stock TCG: with the mutant on it must
+            # pass (a skip shows nothing), or stock TCG catches the mutant
+            # too and the row is misclassified.
+            # Its pass line quotes the last line that has the evidence's
+            # literal start ("stale=" of stale=[1-9]: "... stale=0"), or
+            # else its last line of output.
+            out = [o for o in res.get('outputs', {}).get(name, [])
+                   if not re.match(re.escape(name) + r': rc=|# Totals:', o)]
+            lit = re.match(r'[^\\.^$*+?()[\]{}|]*', args.evidence or '').group(0)
+            last = next((o for o in reversed(out) if lit and lit in o),
+                        out[-1] if out else '')
+            m = re.search(args.evidence, '\n'.join(out), re.M) if args.evidence else None
+            if t['status'] == 'PASS':
+                v.item('PASS', name, 'passed with its mutant on' +
+                       (f': "{last[:80]}"' if last else ''))
+            elif t['status'] == 'SKIP':
+                v.item('FAIL', name, 'skipped itself with its mutant on, where it must pass')
+            else:
+                v.item('FAIL', name, f'failed ({t["status"]}) with its mutant on, where '
+                       'it must pass (stock TCG): not a row only the rig can catch' +
+                       (f': "{m.group(0)[:80]}"' if m else ''))
         elif why and t['status'] == 'PASS':
             # A stale entry would hide this test's next real failure, and
             # every entry describes a failure that TCG gives every time:
@@ -360,12 +409,14 @@ def verdict(res, args, v):
             v.item('SKIP', name, 'known failure: ' + why[0])
         else:
             v.item('PASS' if ok else 'FAIL', name, '' if ok else t['status'])
-    # A test that had to fail and never ran proves nothing either.
-    for name in must_fail:
+    # A test that had to fail (or pass) and never ran proves nothing either.
+    for name in must_fail + must_pass:
         if name not in seen:
             v.item('FAIL', name, 'no result: never ran (' +
                    (f'the run was cut off by {cause}' if not res['finished']
-                    else 'not requested') + '); it must fail on this kernel')
+                    else 'not requested') + '); it must ' +
+                   ('fail on this kernel' if name in must_fail else
+                    'pass with its mutant on'))
 
     for rx in args.expect_message or []:
         # Evidence that the boot went where it was meant to (e.g. through
@@ -431,6 +482,11 @@ def main():
     ap.add_argument('--tag', default='run')
     ap.add_argument('--known')
     ap.add_argument('--expect-fail')
+    ap.add_argument('--expect-pass',
+                    help='comma-separated test ids that must pass with a '
+                    'mutant on (a rig row of the matrix on stock TCG)')
+    ap.add_argument('--qemu', choices=('rig', 'tcg'),
+                    help='the QEMU the boot must have run on')
     ap.add_argument('--no-skip',
                     help='comma-separated globs of KUnit cases (kunit.SUITE.CASE) '
                     'that must not skip on this boot')
