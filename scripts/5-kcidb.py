@@ -137,9 +137,14 @@ def log_json(vf, tag):
     """The LOG.json 5-results.py wrote for verdict file VF of TAG, or {}."""
     parts = (tag or '').split('/')
     path = vf[:-len('.verdict')] + '.json'
+    rig = parts[1:2] == ['rig']  # ARCH/rig/...: a boot on the rig
+    parts = parts[:1] + parts[2:] if rig else parts
     if parts[1:2] == ['mutant']:  # 5-results.py --row ROW: LOG.ROW.json
-        path = (sorted(glob.glob(os.path.dirname(vf) + '/*.log.' +
-                                 '_'.join(parts[2:]) + '.json')) or [''])[0]
+        # of a boot on the rig (log ARCH_rig_...) or on stock TCG
+        path = ([p for p in sorted(glob.glob(os.path.dirname(vf) + '/*.log.' +
+                                             '_'.join(parts[2:]) + '.json'))
+                 if os.path.basename(p).startswith(parts[0] + '_rig_') == rig]
+                or [''])[0]
     try:
         return json.loads(read(path) or '{}') if tag else {}
     except ValueError:
@@ -176,7 +181,10 @@ def check(doc, logdir):
         for st, tag, name, why in items:
             parts = (tag or '').split('/')
             arch = parts[0] if parts[0] in ARCHES else None
-            kind = parts[1] if arch and len(parts) > 1 else 'series'
+            # ARCH/rig/...: the same kernels, booted on the tagged-TLB rig
+            rig = bool(arch) and parts[1:2] == ['rig']
+            kparts = parts[:1] + parts[2:] if rig else parts
+            kind = kparts[1] if arch and len(kparts) > 1 else 'series'
             ref = 'mutants' if kind in ('mutant', 'mutants', 'emu') else kind
             out = outputs.get(name, [])
             pat = re.escape(name) + r': rc=-?\d+ seconds=([0-9.]+)'
@@ -194,7 +202,8 @@ def check(doc, logdir):
                      duration=float(secs[-1]) if secs else None,
                      log_excerpt=excerpt[-16384:] or None,
                      misc=clean({'tag': tag, 'name': name, 'why': why or None,
-                                 'verdict': st, 'file': os.path.basename(vf)}))
+                                 'verdict': st, 'file': os.path.basename(vf),
+                                 'qemu': 'rig' if rig else None}))
 
 
 def bench_ref(r):

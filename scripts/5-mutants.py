@@ -7,6 +7,10 @@ MATRIX is mutants/matrix; LOGDIR holds make check's per-boot verdicts
 (TAG.log.verdict, the tag's slashes turned into underscores).  A row is
 "caught" only if its check's verdict line says so (5-results.py checked
 the evidence); rows whose check is "-" say why nothing here can see them.
+A row whose qemu is "rig" is one only the tagged-TLB rig can catch: it
+reads "passes on stock TCG (evidence: ...), caught on the rig (...)" when
+its check passed with its mutant on under stock TCG (tag ARCH/mutant/ROW)
+and caught it on the rig (tag ARCH/rig/mutant/ROW).
 """
 import os
 import sys
@@ -18,12 +22,14 @@ def rows(path):
             if not line.strip() or line.startswith('#'):
                 continue
             p = line.rstrip('\n').split('|')
-            p += [''] * (8 - len(p))
-            yield dict(zip(('row', 'mutant', 'part', 'arch', 'append',
-                            'check', 'evidence', 'why'), p[:8]))
+            p += [''] * (9 - len(p))
+            r = dict(zip(('row', 'mutant', 'part', 'arch', 'append',
+                          'check', 'evidence', 'why', 'qemu'), p[:9]))
+            r['qemu'] = r['qemu'] or 'tcg'
+            yield r
 
 
-def seen(logdir, r):
+def seen(logdir, r, qemu='tcg'):
     if r['check'].startswith('herd7.'):
         # A barrier mutant of the arm64 argument: the weakened litmus test
         # must be allowed by Arm's model, as herd-check.sh checked.
@@ -38,7 +44,8 @@ def seen(logdir, r):
         except OSError:
             pass
         return ('not run', '')
-    tag = f"{r['arch']}/mutant/{r['row']}".replace('/', '_')
+    rig = 'rig/' if qemu == 'rig' else ''
+    tag = f"{r['arch']}/{rig}mutant/{r['row']}".replace('/', '_')
     check = r['check']
     if check == 'boot':
         # A boot of its own (guest/boots), judged as a whole.
@@ -66,19 +73,39 @@ def main():
            'what the last `make check` saw.  Rows of one arch and command line',
            'share a boot and turn their mutant on in turn.  "Caught" means the',
            'named check failed with its own evidence (the regex in',
-           '`mutants/matrix`; for a KUnit row, its named case failed).', '',
+           '`mutants/matrix`; for a KUnit row, its named case failed).',
+           'A row marked "rig" is one that only the tagged-TLB rig (a test-only',
+           'QEMU whose TLB keeps translations per PCID, SVM ASID and arm64 ASID)',
+           'can catch: its check must pass on stock TCG with the mutant on, and',
+           'catch the mutant on the rig.', '',
            '| mutant | part | breaks | boot | caught by | result |',
            '|---|---|---|---|---|---|']
     for r in rows(matrix):
         if r['check'] == '-':
             res, by = 'not observable here: ' + r['why'], '-'
             breaks = r['mutant']
+        elif r['qemu'] == 'rig':
+            # On stock TCG, a PASS line (seen()'s "caught") is the check
+            # passing with its mutant on, as it must there.
+            st, detail = seen(logdir, r)
+            stock = {'caught': 'passes on stock TCG (evidence: '
+                     f'`{r["check"]}` {detail or "passed"})',
+                     'NOT CAUGHT': 'DOES NOT PASS on stock TCG, so not a '
+                     f'rig-only row ({detail})'}.get(st, 'not run on stock TCG')
+            st, detail = seen(logdir, r, 'rig')
+            res = stock + ', ' + ({'caught': 'caught on the rig',
+                                   'NOT CAUGHT': 'NOT CAUGHT on the rig'}.get(
+                                       st, 'not run on the rig')) + \
+                (f' ({detail})' if detail else '')
+            by = f"`{r['check']}` /{r['evidence']}/ on the rig"
+            breaks = r['why']
         else:
             st, detail = seen(logdir, r)
             res = st + (f' ({detail})' if detail else '')
             by = f"`{r['check']}` /{r['evidence']}/"
             breaks = r['why']
         boot = ' '.join(filter(None, (r['arch'], r['append'])))
+        boot += ', rig and stock TCG' if r['qemu'] == 'rig' else ''
         out.append(f"| {r['row']} | {r['part']} | {breaks} | {boot} | {by} | {res} |")
     print('\n'.join(out))
 

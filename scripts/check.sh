@@ -13,16 +13,20 @@ mkdir -p "$LOGS"
 P=0 F=0 S=0
 declare -A bg_pid=() # background stages (bg_start, below)
 # Background stages: herd7 (built from source where it is missing,
-# about 5 min, then its checks), the lint checks that need no kernel
-# build (checkpatch, Cc:, MAINTAINERS; and the sparse build), the
-# harness self-tests. Each runs at a lower priority beside the builds and
-# boots, its verdict lines in $LOGS/NAME.verdict, and is stopped with
-# make check. collect NAME waits for one and adds up its counts.
-bg_start() { # bg_start NAME CMD...
+# about 5 min, then its checks), the tagged-TLB rig (rig_stage, below),
+# the lint checks that need no kernel build (checkpatch, Cc:,
+# MAINTAINERS; and the sparse build), the harness self-tests. Each runs
+# at a lower priority beside the builds and boots, its verdict lines in
+# $LOGS/NAME.verdict, and is stopped with make check. collect NAME waits
+# for one and adds up its counts.
+bg_start() { # bg_start NAME CMD...: CMD a command or a function
 	local name=$1
 	shift
 	set -m
-	nice -n 10 "$@" >"$LOGS/$name.verdict" 2>"$LOGS/$name.err" &
+	(
+		renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
+		"$@"
+	) >"$LOGS/$name.verdict" 2>"$LOGS/$name.err" &
 	bg_pid[$name]=$!
 	set +m
 }
@@ -125,39 +129,6 @@ counted_or_fail() { # counted_or_fail WHAT WHY: after tally, no counts line is a
 		F=$((F + 1))
 	fi
 }
-# Mutation-matrix rows (mutants/matrix) to boot, as "ARCH|APPEND|ORDER|ROW|
-# CHECK|EVIDENCE" lines, sorted.  Rows that share an arch and a command
-# line share a boot, which turns each row's mutant on in turn (guest/init
-# run_row): KUnit rows first, then KVM selftests, then other tests, then
-# the stress tests, whose mutants leave stale translations behind.
-matrix_rows() {
-	local row mutant arch append check evidence order
-	while IFS='|' read -r row mutant _ arch append check evidence _; do
-		case $row in '' | '#'*) continue ;; esac
-		# "-": not observable here; herd7 rows: run by herd-check.sh;
-		# boot rows: a boot of their own in guest/boots.
-		case $check in - | herd7.* | boot) continue ;; esac
-		case $check in
-		kunit.*) order=0 ;;
-		kvm.*) order=1 ;;
-		mm.tlb_coherency*) order=3 ;;
-		*) order=2 ;;
-		esac
-		printf '%s|%s|%s|%s|%s|%s\n' "$arch" "$append" "$order" "$row" "$check" "$evidence"
-	done <"$TOP/mutants/matrix" | sort -t'|' -s -k1,1 -k2,2 -k3,3n
-}
-# rows_of ARCH APPEND: the rows of ARCH and APPEND, their checks and their
-# evidence (arrays rows, checks, evs), and kunit=(--kunit '*') when one of
-# them is a KUnit check (KUnit's debugfs run files, no suite run at boot).
-rows_of() {
-	local a ap o row check ev
-	rows=() checks=() evs=() kunit=()
-	while IFS='|' read -r a ap o row check ev; do
-		[ "$a" = "$1" ] && [ "$ap" = "$2" ] || continue
-		rows+=("$row") checks+=("$check") evs+=("$ev")
-		case $check in kunit.*) kunit=(--kunit '*') ;; esac
-	done < <(matrix_rows)
-}
 logf_of() { echo "$LOGS/${1//\//_}.log"; }
 # boot LINE: one boot of guest/boots (a line of the boots array), its
 # console in its log; no verdict. A boot of the mutants kernel runs, after
@@ -166,17 +137,18 @@ logf_of() { echo "$LOGS/${1//\//_}.log"; }
 # then KVM selftests, then other tests, then the stress tests, whose
 # mutants leave stale translations behind.
 boot() {
-	local tag arch kernel suites tests append vopts bopts bo opts rows checks evs kunit
+	local tag arch kernel suites tests append vopts bopts bo opts kunit m_rows m_checks m_evs m_wants m_kunit
 	IFS='|' read -r tag arch kernel suites tests append vopts bopts <<<"$1"
 	words bo "$bopts" || { log "boot $tag: bad 4-boot.sh options in guest/boots"; return 0; }
 	# Two memory nodes: tlb_coherency -m migrate moves pages between them.
 	# The line's own 4-boot.sh options (bo) come last and override these.
 	opts=(--nodes 2 --tests "$(tests_of "$tests")")
-	kunit=() rows=()
-	[ "$kernel" != mutants ] || rows_of "$arch" "$append"
+	m_rows=() m_kunit=()
+	[ "$kernel" != mutants ] || rows_of "$arch" "$append" "$(boot_qemu "$bopts")"
+	kunit=("${m_kunit[@]}")
 	[ -z "$suites" ] || kunit=(--kunit "$suites")
-	if [ ${#rows[@]} -gt 0 ]; then
-		opts+=("${kunit[@]}" --rows "$(IFS=,; echo "${rows[*]}")"
+	if [ ${#m_rows[@]} -gt 0 ]; then
+		opts+=("${kunit[@]}" --rows "$(IFS=,; echo "${m_rows[*]}")"
 			--append "$append${kunit:+ kunit.autorun=0}")
 	else
 		opts+=("${kunit[@]}" --append "$append")
@@ -193,35 +165,44 @@ boot() {
 	flock "$LOGS/.boot.lock" bash -c 'printf "[%4ds] check: boot %s\n" "$(( $(date +%s) - T0 ))" "$1" >&2; shift; exec "$@"' \
 		boot "$tag" "$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$(logf_of "$tag")" "${opts[@]}" "${bo[@]}" || true
 }
-# judge_boot LINE: the verdicts of one boot's log. A mutants boot has one
-# more per matrix row: its check must fail with its own evidence (a KUnit
-# case: its failed expectation).
+# judge_boot LINE: the verdicts of one boot's log (which must say that it
+# ran on the QEMU its line names: 5-results.py --qemu). A mutants boot has
+# one more per matrix row: its check must fail with its own evidence (a
+# KUnit case: its failed expectation), or, for a rig row on stock TCG,
+# pass with its mutant on. A row's verdict is tagged ARCH/mutant/ROW on
+# stock TCG, ARCH/rig/mutant/ROW on the rig.
 judge_boot() {
-	local tag arch kernel kunit tests append vopts vo logf rows checks evs i evo
-	IFS='|' read -r tag arch kernel kunit tests append vopts _ <<<"$1"
+	local tag arch kernel kunit tests append vopts bopts vo logf m_rows m_checks m_evs m_wants m_kunit i evo q rtag
+	IFS='|' read -r tag arch kernel kunit tests append vopts bopts <<<"$1"
 	logf=$(logf_of "$tag")
 	if ! words vo "$vopts"; then
 		[ "${prejudge:-0}" = 1 ] || printf 'FAIL %s options -- bad quoting in guest/boots: %s\ncounts 0 1 0\n' \
 			"$tag" "$vopts" | tee -a "$LOGS/harness.verdict" | tally
 		return 0
 	fi
-	verdict "$tag" "$logf" "${vo[@]}"
+	q=$(boot_qemu "$bopts")
+	verdict "$tag" "$logf" --qemu "$q" "${vo[@]}"
 	[ "$kernel" = mutants ] || return 0
-	rows_of "$arch" "$append"
-	for i in "${!rows[@]}"; do
-		evo=(--evidence "${evs[$i]}")
-		case ${checks[$i]} in kunit.*) evo=() ;; esac
+	rows_of "$arch" "$append" "$q"
+	rtag=$arch/mutant
+	[ "$q" = tcg ] || rtag=$arch/$q/mutant
+	for i in "${!m_rows[@]}"; do
+		evo=(--expect-fail "${m_checks[$i]}" --evidence "${m_evs[$i]}")
+		case ${m_checks[$i]} in kunit.*) evo=(--expect-fail "${m_checks[$i]}") ;; esac
+		# A rig row on stock TCG: its check must pass (the evidence
+		# regex, if it fails, is quoted).
+		[ "${m_wants[$i]}" = fail ] || evo=(--expect-pass "${evo[@]:1}")
 		# Judging ahead (verdict files only), the rows of a boot
 		# are judged two at a time: a python start-up each, a
 		# second or more under load, 15 rows for x86_64's mutants
 		# boot.
 		if [ "${prejudge:-0}" = 1 ]; then
 			[ "$(jobs -pr | wc -l)" -lt 2 ] || wait -n || true
-			verdict "$arch/mutant/${rows[$i]}" "$logf" --row "${rows[$i]}" \
-				--expect-fail "${checks[$i]}" "${evo[@]}" --allow-splat &
+			verdict "$rtag/${m_rows[$i]}" "$logf" --row "${m_rows[$i]}" --qemu "$q" \
+				"${evo[@]}" --allow-splat &
 		else
-			verdict "$arch/mutant/${rows[$i]}" "$logf" --row "${rows[$i]}" \
-				--expect-fail "${checks[$i]}" "${evo[@]}" --allow-splat
+			verdict "$rtag/${m_rows[$i]}" "$logf" --row "${m_rows[$i]}" --qemu "$q" \
+				"${evo[@]}" --allow-splat
 		fi
 	done
 	[ "${prejudge:-0}" = 0 ] || wait
@@ -251,6 +232,13 @@ lane() { # lane ARCH
 			# A kernel the build loop does not make: no boot (judged
 			# as missing at the end).
 			[ -e "$LOGS/.builds-done" ] && [ ! -e "$LOGS/.built-$k" ] && continue 2
+			sleep 2
+		done
+		# A boot on the rig (the lane's last ones) once the rig is
+		# built; none if its build failed (judged as missing).
+		while [ "$(boot_qemu "$(cut -d'|' -f8 <<<"$b")")" = rig ] && [ ! -e "$LOGS/.rig-ready" ]; do
+			[ -e "$LOGS/.no-boots" ] && break 2
+			[ -e "$LOGS/.rig-failed" ] && continue 2
 			sleep 2
 		done
 		boot "$b"
@@ -324,25 +312,29 @@ trap 'stopped TERM' TERM
 trap 'stopped HUP' HUP
 
 # The boots of guest/boots, then one boot of the mutants kernel for each
-# arch and command line of mutants/matrix rows that no boot there has;
-# x86_64's first, then arm64's (the lane's order).
+# arch, command line and QEMU (stock TCG or the rig) of mutants/matrix rows
+# that no boot there has; x86_64's first, then arm64's (the lane's order),
+# each arch's boots on the rig after the others (the rig may still be
+# building when the others can start).
 arches=(x86_64 arm64)
-mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots")
-mapfile -t groups < <(matrix_rows | cut -d'|' -f1,2 | uniq)
+mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots"; matrix_boots)
 have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
-for g in "${groups[@]}"; do
-	arch=${g%%|*} append=${g#*|}
-	grep -q "^[^|]*|$arch|mutants|[^|]*|[^|]*|$append|" "$TOP/guest/boots" ||
-		boots+=("$arch/mutants${append:+/${append// /_}}|$arch|mutants|||$append|")
-done
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
-mapfile -t boots < <(for a in "${arches[@]}"; do printf '%s\n' "${boots[@]}" | grep "^[^|]*|$a|"; done)
+mapfile -t boots < <(for a in "${arches[@]}"; do
+	for q in tcg rig; do
+		for b in "${boots[@]}"; do
+			[ "$(cut -d'|' -f2 <<<"$b")|$(boot_qemu "$(cut -d'|' -f8 <<<"$b")")" != "$a|$q" ] ||
+				printf '%s\n' "$b"
+		done
+	done
+done)
 
 # A matrix row that is a boot of its own with no boot in guest/boots to
 # judge it, or none to show that its window passes without the mutant,
 # would only read "not run" or "caught" in results/mutants.md. Its FAIL
 # goes where the harness steps' verdicts go (results/check.json too).
-unjudged_boot_rows | while IFS='|' read -r row why; do
+# So would a row whose qemu column make check cannot run as it says.
+{ unjudged_boot_rows; bad_matrix_rows; } | while IFS='|' read -r row why; do
 	printf 'FAIL %s matrix -- %s\ncounts 0 1 0\n' "$row" "$why"
 done | tee -a "$LOGS/harness.verdict" | tally
 
@@ -358,6 +350,37 @@ skipped() { case " ${CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
 # test its expected verdict (litmus/expected).
 "$TOP"/scripts/herd.sh --deps >"$LOGS/herd-deps.out" 2>&1 || true
 bg_start herd sh -c '"$1"/scripts/herd.sh >"$2"/herd-build.out 2>&1; exec "$1"/scripts/herd-check.sh' _ "$TOP" "$LOGS"
+
+# The tagged-TLB rig (scripts/rig.sh, README "The tagged-TLB rig"), its
+# build dependencies installed here, in the foreground: built beside the
+# kernels where its cache entry is missing, then its own tests
+# (rig/tests/run.sh, on both binaries, in a turn of the boot lock: their
+# guests would slow a boot). The lanes' boots on the rig wait for
+# .rig-ready; after a failed build (.rig-failed) they are not booted, and
+# each fails as missing.
+# shellcheck disable=SC2317 # run by bg_start
+rig_stage() {
+	local dir
+	if ! dir=$("$TOP"/scripts/rig.sh 2>"$LOGS/rig-build.out") || [ -z "$dir" ]; then
+		touch "$LOGS/.rig-failed"
+		printf 'FAIL harness rig build -- %s (see %s)\ncounts 0 1 0\n' \
+			"$(tail -n 1 "$LOGS/rig-build.out")" "$LOGS/rig-build.out"
+		return 0
+	fi
+	touch "$LOGS/.rig-ready"
+	echo "PASS harness rig build -- qemu rig $(basename "$dir")"
+	if [ ! -x "$TOP/rig/tests/run.sh" ]; then
+		printf 'FAIL rig selftest -- rig/tests/run.sh is missing\ncounts 1 1 0\n'
+	elif RIG_LOG_DIR=$LOGS/rig-selftest flock "$LOGS/.boot.lock" "$TOP"/rig/tests/run.sh \
+		"$dir/bin/qemu-system-x86_64" "$dir/bin/qemu-system-aarch64" >"$LOGS/rig-selftest.out" 2>&1; then
+		printf 'PASS rig selftest\ncounts 2 0 0\n'
+	else
+		printf 'FAIL rig selftest -- rig/tests/run.sh failed: %s (see %s)\ncounts 1 1 0\n' \
+			"$(tail -n 1 "$LOGS/rig-selftest.out")" "$LOGS/rig-selftest.out"
+	fi
+}
+"$TOP"/scripts/rig.sh --deps >"$LOGS/rig-deps.out" 2>&1 || true
+bg_start rig rig_stage
 
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || finish
@@ -420,6 +443,10 @@ if ! skipped selftest; then
 fi
 log "check: herd7 litmus tests"
 collect herd
+log "check: the tagged-TLB rig"
+collect rig
+# A rig stage that ended without saying (killed): its boots wait no more.
+[ -e "$LOGS/.rig-ready" ] || touch "$LOGS/.rig-failed"
 
 log "check: waiting for the boots"
 wait_lanes

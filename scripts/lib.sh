@@ -216,6 +216,97 @@ except ValueError as e:
 	eval "_w=($_s)"
 }
 
+# The mutation matrix (mutants/matrix) in boots. Its column qemu says
+# where a row's mutant must be caught: "tcg" (or empty), under stock QEMU
+# TCG; "rig", only on the tagged-TLB rig (scripts/rig.sh), and such a row
+# is also run on stock TCG, where its check must pass with its mutant on
+# (or the row is one that stock TCG catches too). A boot runs on the rig
+# when its 4-boot.sh options (guest/boots) have --rig: boot_qemu BOPTS
+# prints rig or tcg.
+boot_qemu() {
+	case " $1 " in
+	*" --rig "*) echo rig ;;
+	*) echo tcg ;;
+	esac
+}
+# matrix_rows: the rows to boot, as "ARCH|APPEND|QEMU|ORDER|ROW|CHECK|
+# EVIDENCE|WANT" lines, sorted: WANT is "fail" (the check must catch the
+# mutant, with its evidence) or "pass" (a rig row on stock TCG). Rows that
+# share an arch, a command line and a QEMU share a boot, which turns each
+# row's mutant on in turn (guest/init run_row): KUnit rows first, then KVM
+# selftests, then other tests, then the stress tests, whose mutants leave
+# stale translations behind.
+matrix_rows() {
+	local row arch append check evidence qemu order
+	while IFS='|' read -r row _ _ arch append check evidence _ qemu _; do
+		case $row in '' | '#'*) continue ;; esac
+		# "-": not observable here; herd7 rows: run by herd-check.sh;
+		# boot rows: a boot of their own in guest/boots.
+		case $check in - | herd7.* | boot) continue ;; esac
+		case $check in
+		kunit.*) order=0 ;;
+		kvm.*) order=1 ;;
+		mm.tlb_coherency*) order=3 ;;
+		*) order=2 ;;
+		esac
+		case ${qemu:-tcg} in
+		tcg | rig) printf '%s|%s|%s|%s|%s|%s|%s|fail\n' "$arch" "$append" "${qemu:-tcg}" "$order" "$row" "$check" "$evidence" ;;
+		*) continue ;; # bad_matrix_rows says why
+		esac
+		[ "$qemu" != rig ] ||
+			printf '%s|%s|tcg|%s|%s|%s|%s|pass\n' "$arch" "$append" "$order" "$row" "$check" "$evidence"
+	done <"$TOP/mutants/matrix" | sort -t'|' -s -k1,1 -k2,2 -k3,3 -k4,4n
+}
+# rows_of ARCH APPEND QEMU: the rows of one boot, their checks, evidence
+# and WANT (arrays m_rows, m_checks, m_evs, m_wants), and m_kunit=(--kunit
+# '*') when one of them is a KUnit check (KUnit's debugfs run files, no
+# suite run at boot).
+# shellcheck disable=SC2034 # the m_ arrays are for the caller
+rows_of() {
+	local a ap q row check ev want
+	m_rows=() m_checks=() m_evs=() m_wants=() m_kunit=()
+	while IFS='|' read -r a ap q _ row check ev want; do
+		[ "$a|$ap|$q" = "$1|$2|$3" ] || continue
+		m_rows+=("$row") m_checks+=("$check") m_evs+=("$ev") m_wants+=("$want")
+		case $check in kunit.*) m_kunit=(--kunit '*') ;; esac
+	done < <(matrix_rows)
+}
+# matrix_boots: a line in guest/boots' format for each arch, append and
+# QEMU of matrix_rows that no mutants-kernel line of guest/boots boots:
+# tag ARCH/mutants[/APPEND] on stock TCG, ARCH/rig/mutants[/APPEND] on the
+# rig (4-boot.sh --rig).
+matrix_boots() {
+	local arch append qemu a k ap bo found
+	while IFS='|' read -r arch append qemu; do
+		found=0
+		while IFS='|' read -r _ a k _ _ ap _ bo; do
+			[ "$a|$k|$ap|$(boot_qemu "$bo")" != "$arch|mutants|$append|$qemu" ] || found=1
+		done < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots")
+		[ "$found" = 0 ] || continue
+		if [ "$qemu" = rig ]; then
+			echo "$arch/rig/mutants${append:+/${append// /_}}|$arch|mutants|||$append||--rig"
+		else
+			echo "$arch/mutants${append:+/${append// /_}}|$arch|mutants|||$append|"
+		fi
+	done < <(matrix_rows | cut -d'|' -f1-3 | uniq)
+}
+# bad_matrix_rows: rows whose qemu column make check cannot run as it
+# says, one line each, "ARCH/mutant/ROW|why".
+bad_matrix_rows() {
+	local row arch check qemu
+	while IFS='|' read -r row _ _ arch _ check _ _ qemu _; do
+		case ${qemu:-tcg} in
+		tcg) ;;
+		rig)
+			case $check in - | herd7.* | boot)
+				echo "$arch/mutant/$row|qemu rig, but its check \"$check\" is no test a rig boot runs" ;;
+			esac
+			;;
+		*) echo "$arch/mutant/$row|qemu \"$qemu\": neither tcg (stock QEMU TCG) nor rig (the tagged-TLB rig)" ;;
+		esac
+	done < <(grep -v -e '^#' -e '^$' "$TOP/mutants/matrix")
+}
+
 # unjudged_boot_rows: the mutants/matrix rows whose check is "boot" that
 # guest/boots does not judge as the row says, one line each,
 # "ARCH/mutant/ROW|why". Such a row needs a boot of tag ARCH/mutants/ROW
