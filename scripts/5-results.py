@@ -20,8 +20,10 @@ FUNC (4-boot.sh's register dump, symbolized); anything else fails.
 the mutation matrix that only the tagged-TLB rig can catch, run on stock
 TCG); its pass line quotes the test's last line of output.
 --qemu rig|tcg: the boot must have run on the tagged-TLB rig (4-boot.sh
---rig writes "### tlb-series: qemu rig KEY" first in the log), or on stock
-TCG (no such line); a FAIL item "qemu" otherwise.
+--rig writes "### tlb-series: qemu rig KEY" first in the log) with its
+TLB on (QEMU_RIG_TLB=1: QEMU's "rig-tlb: cpu N: ..." counters at its
+exit), a PASS item "qemu" that sums them; or on stock TCG (no such
+line, no item); a FAIL item "qemu" otherwise.
 
 Pass/fail of KUnit suites and of the userspace kselftests is read with the
 tree's own tools/testing/kunit/kunit.py parse (the log is split at the
@@ -54,8 +56,11 @@ MARK_END = '### tlb-series: userspace tests end'
 MARK_HANG = '### tlb-series: hang: '
 MARK_CPU = '### tlb-series: '
 MARK_TIMEOUT = '### tlb-series: boot timed out'
-# 4-boot.sh --rig: the log's first line names the rig's cache key.
+# 4-boot.sh --rig: the log's first line names the rig's cache key; the
+# rig's QEMU, its TLB on, prints each vCPU's counters when it exits.
 MARK_RIG = '### tlb-series: qemu rig '
+RIG_TLB = re.compile(r'^rig-tlb: cpu (\d+): lookups (\d+) hits (\d+) '
+                     r'kept-across-switch (\d+)')
 # guest/init's keep-alive line while a quiet test runs (see 4-boot.sh
 # --silence); it is not the test's output.
 HEARTBEAT = '# tlb-series: heartbeat'
@@ -206,6 +211,7 @@ def parse(args):
     raw = raw[:trailer]
     rig = next((l[len(MARK_RIG):].strip() for l in raw[:1]
                 if l.startswith(MARK_RIG)), None)
+    rig_tlb = [[int(x) for x in m.groups()] for m in map(RIG_TLB.match, raw) if m]
     # Mutation-matrix rows (guest/init run_row) follow the boot's own
     # tests, each between its markers: --row judges one of them from its
     # lines alone, otherwise they are left out.
@@ -255,6 +261,9 @@ def parse(args):
         'hang': hang,
         'cpu0': cpu0,
         'rig': rig,
+        # vCPUs, lookups, hits, hits kept across switches
+        'rig_tlb': [len(rig_tlb)] + [sum(c[i] for c in rig_tlb) for i in (1, 2, 3)]
+        if rig_tlb else None,
         'messages': kernel_messages(raw) if args.expect_message else [],
         'lines': len(raw),
     }
@@ -310,6 +319,15 @@ def verdict(res, args, v):
     if args.qemu == 'rig' and not res.get('rig'):
         v.item('FAIL', 'qemu', 'must have run on the tagged-TLB rig, but the '
                'log does not say so (no "' + MARK_RIG.strip() + '" line): stock TCG')
+    elif args.qemu == 'rig' and res.get('rig_tlb'):
+        n, lookups, hits, kept = res['rig_tlb']
+        v.item('PASS', 'qemu', f'on the rig {res["rig"]}, its TLB on: {n} vCPUs, '
+               f'{lookups} lookups, {hits} hits, {kept} of them kept across switches')
+    elif args.qemu == 'rig' and res['finished']:
+        # (A boot cut off fails anyway; QEMU may not have exited.)
+        v.item('FAIL', 'qemu', f'on the rig {res["rig"]}, but QEMU printed no '
+               '"rig-tlb:" counters at its exit: its TLB was off (QEMU_RIG_TLB, '
+               'or a rig built without its patches)')
     elif args.qemu == 'tcg' and res.get('rig'):
         v.item('FAIL', 'qemu', 'must have run on stock QEMU TCG, but ran on '
                f'the tagged-TLB rig {res["rig"]}')
