@@ -29,8 +29,9 @@
 #                     (no tsc=reliable), to reproduce that hang
 #     --rig           boot on the tagged-TLB rig (scripts/rig.sh --cached:
 #                     built before, never here) with QEMU_RIG_TLB=1, its TLB
-#                     tagged per PCID/ASID; LOG's first line is "### tlb-series:
-#                     qemu rig KEY" (5-results.py --qemu checks it). The
+#                     tagged per PCID/ASID, and -L for Debian's firmware
+#                     path; LOG's first line is "### tlb-series: qemu rig
+#                     KEY" (5-results.py --qemu checks it). The
 #                     rig's cache entry is marked used, and held (a shared
 #                     lock) while QEMU runs, so that no rig.sh prunes it.
 # Exit status: 0 if the guest powered itself off, 124 on timeout, 123 on a
@@ -97,9 +98,9 @@ if [ "$rig" = 1 ]; then
 	rigkey=${rigdir##*/}
 	qemu[0]=$rigdir/bin/${qemu[0]}
 	# The firmware of Debian's QEMU (its firmware path: SeaBIOS, the
-	# option ROMs, the default NIC's iPXE ROM): the rig has no data
-	# directory of its own.
-	[ "$arch" != x86_64 ] || qemu+=(-L /usr/share/seabios -L /usr/share/qemu -L /usr/lib/ipxe/qemu)
+	# option ROMs, the default NIC's iPXE ROM, on both arches): the rig
+	# has no data directory of its own.
+	qemu+=(-L /usr/share/seabios -L /usr/share/qemu -L /usr/lib/ipxe/qemu)
 	export QEMU_RIG_TLB=1
 	exec 6>"$rigdir.lock"
 	flock -s 6
