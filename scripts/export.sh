@@ -40,7 +40,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The series' revision: the mails say [PATCH vN M/T] (file names keep
 # their plain numbers, which 2-tree.sh applies in order).
-REROLL=${REROLL:-2}
+REROLL=${REROLL:-3}
 fmt base..series "$tmp/patches" --cover-letter --base=base \
 	--cover-from-description=subject --subject-prefix="PATCH v$REROLL"
 # The cover letter is addressed (To: people, Cc: lists) to everyone that
