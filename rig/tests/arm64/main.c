@@ -402,15 +402,6 @@ static void smp_cases(int range)
 
 /* ---- main ---- */
 
-static void note(const char *what, u64 v)
-{
-	tap_puts("# ");
-	tap_puts(what);
-	tap_puts(" ");
-	tap_hex(v);
-	tap_puts("\n");
-}
-
 void main(void)
 {
 	u64 isar0 = mrs(id_aa64isar0_el1);
@@ -425,9 +416,9 @@ void main(void)
 	mmu_on();
 
 	tap_puts("# rig-selftest arm64\n");
-	note("MIDR_EL1", mrs(midr_el1));
-	note("ID_AA64ISAR0_EL1 (TLB [59:56]: 2 = FEAT_TLBIRANGE)", isar0);
-	note("ID_AA64MMFR0_EL1 (ASIDBits [7:4])", mrs(id_aa64mmfr0_el1));
+	tap_note("MIDR_EL1", mrs(midr_el1));
+	tap_note("ID_AA64ISAR0_EL1 (TLB [59:56]: 2 = FEAT_TLBIRANGE)", isar0);
+	tap_note("ID_AA64MMFR0_EL1 (ASIDBits [7:4])", mrs(id_aa64mmfr0_el1));
 
 	local_cases(range);
 	smp_cases(range);

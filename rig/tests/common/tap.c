@@ -107,3 +107,12 @@ int tap_summary(void)
 	tap_puts("\n");
 	return n_fail;
 }
+
+void tap_note(const char *what, u64 v)
+{
+	tap_puts("# ");
+	tap_puts(what);
+	tap_puts(" ");
+	tap_hex(v);
+	tap_puts("\n");
+}

@@ -16,6 +16,7 @@ void arch_putc(char c);                 /* per arch: one byte to the UART */
 void tap_puts(const char *s);
 void tap_hex(u64 v);
 void tap_dec(u64 v);
+void tap_note(const char *what, u64 v);  /* "# what 0x<v>" */
 
 /*
  * One case.  A name ending in "(stale)" expects the old page: those are

@@ -557,15 +557,6 @@ static void svm_cases(int have_svm, int have_npt)
 
 /* ---- main ---- */
 
-static void note(const char *what, u64 v)
-{
-	tap_puts("# ");
-	tap_puts(what);
-	tap_puts(" ");
-	tap_hex(v);
-	tap_puts("\n");
-}
-
 void main(void)
 {
 	u32 r[4], max_ext;
@@ -593,14 +584,14 @@ void main(void)
 		cpuid(0x80000001, 0, r);
 		svm = r[2] >> 2 & 1;
 	}
-	note("CPUID PCID", pcid);
-	note("CPUID INVPCID", invpcid);
-	note("CPUID SVM", svm);
+	tap_note("CPUID PCID", pcid);
+	tap_note("CPUID INVPCID", invpcid);
+	tap_note("CPUID SVM", svm);
 	if (svm && max_ext >= 0x8000000a) {
 		cpuid(0x8000000a, 0, r);
 		npt = r[3] & 1;
-		note("SVM NASID", r[1]);
-		note("SVM features (EDX; NP bit 0, FlushByAsid bit 6)", r[3]);
+		tap_note("SVM NASID", r[1]);
+		tap_note("SVM features (EDX; NP bit 0, FlushByAsid bit 6)", r[3]);
 	}
 
 	pcid_cases(pcid, invpcid);
