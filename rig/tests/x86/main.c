@@ -221,6 +221,20 @@ static void begin(u64 va)
 	map(h_pt, va, page_b, PTE | g);
 }
 
+
+/* The INVPCID cases, names[9] on: type, PCID and address, what PCID 1 reads. */
+struct invpcid_case {
+	u64 va, type, pcid, addr, want;
+};
+
+static const struct invpcid_case inv[] = {
+	{ VA_X, 0, 2, VA_X, MARK_A }, { VA_X, 0, 1, VA_X, MARK_B },
+	{ VA_X, 1, 2, 0, MARK_A },    { VA_X, 1, 1, 0, MARK_B },
+	{ VA_X, 3, 0, 0, MARK_B },    { VA_X, 2, 0, 0, MARK_B },
+	{ VA_G, 0, 1, VA_G, MARK_A }, { VA_G, 1, 1, 0, MARK_A },
+	{ VA_G, 3, 0, 0, MARK_A },    { VA_G, 2, 0, 0, MARK_B },
+};
+
 static void pcid_cases(int have_pcid, int have_invpcid)
 {
 	static const char *const names[] = {
@@ -280,27 +294,15 @@ static void pcid_cases(int have_pcid, int have_invpcid)
 	}
 	/* Each INVPCID runs under PCID 2, so that the read under PCID 1
 	 * comes after a switch. */
-	begin(VA_X); pcid(2, KEEP); invpcid(0, 2, VA_X); pcid(1, KEEP);
-	tap_check(names[9], rd(VA_X), MARK_A);
-	begin(VA_X); pcid(2, KEEP); invpcid(0, 1, VA_X); pcid(1, KEEP);
-	tap_check(names[10], rd(VA_X), MARK_B);
-	begin(VA_X); pcid(2, KEEP); invpcid(1, 2, 0); pcid(1, KEEP);
-	tap_check(names[11], rd(VA_X), MARK_A);
-	begin(VA_X); pcid(2, KEEP); invpcid(1, 1, 0); pcid(1, KEEP);
-	tap_check(names[12], rd(VA_X), MARK_B);
-	begin(VA_X); pcid(2, KEEP); invpcid(3, 0, 0); pcid(1, KEEP);
-	tap_check(names[13], rd(VA_X), MARK_B);
-	begin(VA_X); pcid(2, KEEP); invpcid(2, 0, 0); pcid(1, KEEP);
-	tap_check(names[14], rd(VA_X), MARK_B);
+	for (i = 0; i < sizeof(inv) / sizeof(inv[0]); i++) {
+		const struct invpcid_case *c = &inv[i];
 
-	begin(VA_G); pcid(2, KEEP); invpcid(0, 1, VA_G); pcid(1, KEEP);
-	tap_check(names[15], rd(VA_G), MARK_A);
-	begin(VA_G); pcid(2, KEEP); invpcid(1, 1, 0); pcid(1, KEEP);
-	tap_check(names[16], rd(VA_G), MARK_A);
-	begin(VA_G); pcid(2, KEEP); invpcid(3, 0, 0); pcid(1, KEEP);
-	tap_check(names[17], rd(VA_G), MARK_A);
-	begin(VA_G); pcid(2, KEEP); invpcid(2, 0, 0); pcid(1, KEEP);
-	tap_check(names[18], rd(VA_G), MARK_B);
+		begin(c->va);
+		pcid(2, KEEP);
+		invpcid(c->type, c->pcid, c->addr);
+		pcid(1, KEEP);
+		tap_check(names[9 + i], rd(c->va), c->want);
+	}
 out:
 	/* Back to PCID 0 and CR4.PCIDE = 0 (which flushes everything). */
 	pcid(0, FLUSH);
