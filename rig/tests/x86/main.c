@@ -344,6 +344,7 @@ out:
 #define TLB_DO_NOTHING	0
 #define TLB_FLUSH_ALL	1
 #define TLB_FLUSH_ASID	3
+#define TLB_FLUSH_ASID_LOCAL	7	/* this ASID's non-global entries */
 
 #define V64(off)	(*(volatile u64 *)(vmcb + (off)))
 #define V32(off)	(*(volatile u32 *)(vmcb + (off)))
@@ -351,6 +352,7 @@ out:
 #define V8(off)		(*(volatile u8 *)(vmcb + (off)))
 
 static u64 last_exit;
+static int guest_pge;		/* the guest runs with CR4.PGE */
 
 static void seg(unsigned off, u16 sel, u16 attrib)
 {
@@ -389,7 +391,7 @@ static u64 guest_read(int npt, u32 asid, u8 tlb_ctl, u64 va)
 	V64(VMCB_IDTR + 8) = (u64)idt;
 	V64(VMCB_EFER) = EFER_LME | EFER_LMA | EFER_SVME;
 	V64(VMCB_CR0) = 0x80010011;		/* PG WP ET PE */
-	V64(VMCB_CR4) = CR4_PAE;
+	V64(VMCB_CR4) = CR4_PAE | (guest_pge ? CR4_PGE : 0);
 	V64(VMCB_CR3) = npt ? (u64)n_pml4 : (u64)g_pml4;
 	V64(VMCB_RFLAGS) = 2;
 	V64(VMCB_RIP) = (u64)guest_entry;
@@ -557,6 +559,60 @@ static void svm_cases(int have_svm, int have_npt)
 	}
 }
 
+/*
+ * TLB_CONTROL=7 and INVLPGA with NPT.  Without NPT: a non-global entry of
+ * ASID 1 goes with 7, a global one (guest CR4.PGE, PTE.G) stays until 3.
+ * With NPT: INVLPGA drops the guest-virtual address's entry of its ASID
+ * only, as without NPT.
+ */
+static void svm_more_cases(int have_svm, int have_npt)
+{
+	static const char *const names[] = {
+		"svm: TLB_CONTROL=7 (this ASID, non-global) drops a non-global entry",
+		"svm: TLB_CONTROL=7 keeps the guest's global entry (stale)",
+		"svm: TLB_CONTROL=3 drops the guest's global entry",
+		"svm+npt: INVLPGA(X, ASID 2) keeps ASID 1's entry (stale)",
+		"svm+npt: INVLPGA(X, ASID 1) drops it",
+	};
+	u64 v;
+	int i;
+
+	if (!have_svm) {
+		for (i = 0; i < 5; i++)
+			tap_fail(names[i], "no SVM: CPUID.80000001H:ECX[2] =", 0);
+		return;
+	}
+
+	svm_begin(0);
+	v = guest_read(0, 1, TLB_FLUSH_ASID_LOCAL, VA_X);
+	svm_check(names[0], v, MARK_B);
+
+	guest_pge = 1;
+	map(g_pt, VA_X, page_a, PTE | PTE_G);
+	guest_read(0, 1, TLB_FLUSH_ALL, VA_X);
+	map(g_pt, VA_X, page_b, PTE | PTE_G);
+	v = guest_read(0, 1, TLB_FLUSH_ASID_LOCAL, VA_X);
+	svm_check(names[1], v, MARK_A);
+	v = guest_read(0, 1, TLB_FLUSH_ASID, VA_X);
+	svm_check(names[2], v, MARK_B);
+	guest_pge = 0;
+
+	if (!have_npt) {
+		for (i = 3; i < 5; i++)
+			tap_fail(names[i], "no NPT: CPUID.8000000AH:EDX[0] =", 0);
+		return;
+	}
+	svm_begin(1);
+	invlpga(VA_X, 2);
+	v = guest_read(1, 1, TLB_DO_NOTHING, VA_X);
+	svm_check(names[3], v, MARK_A);
+
+	svm_begin(1);
+	invlpga(VA_X, 1);
+	v = guest_read(1, 1, TLB_DO_NOTHING, VA_X);
+	svm_check(names[4], v, MARK_B);
+}
+
 /* ---- main ---- */
 
 void main(void)
@@ -598,5 +654,6 @@ void main(void)
 
 	pcid_cases(pcid, invpcid);
 	svm_cases(svm, npt);
+	svm_more_cases(svm, npt);
 	power_off(tap_summary());
 }
