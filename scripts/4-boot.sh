@@ -27,6 +27,7 @@
 #                     silent for minutes, so 180 s is safe.
 #     --tsc-watchdog  x86_64: leave the clocksource watchdog on the TSC
 #                     (no tsc=reliable), to reproduce that hang
+#     --cpu MODEL     QEMU's -cpu (default max), e.g. max,-flushbyasid
 #     --rig           boot on the tagged-TLB rig (scripts/rig.sh --cached:
 #                     built before, never here) with QEMU_RIG_TLB=1, its TLB
 #                     tagged per PCID/ASID, and -L for Debian's firmware
@@ -42,7 +43,7 @@
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 nodes=1 tests= rows= append= tmo=900 kunit= pin=0 silence=180 tscopt=tsc=reliable rig=0
+smp=4 nodes=1 tests= rows= append= tmo=900 kunit= pin=0 silence=180 tscopt=tsc=reliable rig=0 cpu=max
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
@@ -53,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--timeout) tmo=$2 ;;
 	--kunit) kunit=$2 ;;
 	--silence) silence=$2 ;;
+	--cpu) cpu=$2 ;;
 	--pin) pin=1; shift; continue ;;
 	--tsc-watchdog) tscopt=; shift; continue ;;
 	--rig) rig=1; shift; continue ;;
@@ -84,10 +86,10 @@ x86_64)
 	# watchdog; it also skips the TSC sync check, which a loaded host can
 	# fail with two sockets (then the guest keeps time on the HPET).
 	# --tsc-watchdog drops it (make repro-watchdog, the held boots).
-	qemu=(qemu-system-x86_64 -cpu max -append "console=ttyS0${tscopt:+ $tscopt} $cmdline")
+	qemu=(qemu-system-x86_64 -cpu "$cpu" -append "console=ttyS0${tscopt:+ $tscopt} $cmdline")
 	;;
 arm64)
-	qemu=(qemu-system-aarch64 -M virt,gic-version=3 -cpu max
+	qemu=(qemu-system-aarch64 -M virt,gic-version=3 -cpu "$cpu"
 		-append "console=ttyAMA0 $cmdline")
 	;;
 esac
