@@ -209,39 +209,58 @@ judge_boot() {
 }
 
 # The boots run in two lanes, one per arch, in the background, each boot
-# as soon as its kernel (and its arch's kselftests) is built and no other
-# boot runs: x86_64's series boots while the x86_64 mutants kernel and
-# arm64's kernels build, arm64's take turns with x86_64's once their
-# kernels are there (a lane whose next kernel is not built yet leaves the
-# turn to the other). The self-tests, the lint and herd7 run beside them at
-# a lower priority (most of a boot keeps one vCPU busy, and TCG runs each
-# vCPU on a host thread of its own; the stress tests keep all four busy,
-# and everything beside them then waits). Each boot is judged in its
-# lane when it ends, beside the lane's next boot; the verdicts are
-# counted at the end, in guest/boots' order. Each lane is a process
-# group of its own, so that stopping it stops every boot in it.
+# as soon as its kernel (and its arch's kselftests) is built, the rig too
+# for a boot on the rig, and no other boot runs: a lane takes the first
+# boot of its list (below) that can start, so that x86_64's series boots
+# run while the x86_64 mutants kernel and arm64's kernels build, and a
+# boot that waits for the rig (built beside the kernels from an empty
+# cache) leaves its turn to those that do not; arm64's take turns with
+# x86_64's once their kernels are there (a lane with no boot that can
+# start leaves the turn to the other). The self-tests, the lint and herd7
+# run beside them at a lower priority (most of a boot keeps one vCPU
+# busy, and TCG runs each vCPU on a host thread of its own; the stress
+# tests keep all four busy, and everything beside them then waits). Each
+# boot is judged in its lane when it ends, beside the lane's next boot;
+# the verdicts are counted at the end, in guest/boots' order. Each lane
+# is a process group of its own, so that stopping it stops every boot in
+# it.
+# can_boot LINE: 0 if the boot can start now, 1 if it can later, 2 if
+# never: a kernel the build loop does not make (or a failed build), or a
+# boot on the rig after a failed rig build (both judged as missing).
+can_boot() {
+	local k
+	k=$(cut -d'|' -f2,3 --output-delimiter=- <<<"$1")
+	if [ ! -e "$LOGS/.built-$k" ]; then
+		[ -e "$LOGS/.builds-done" ] && [ ! -e "$LOGS/.built-$k" ] && return 2
+		return 1
+	fi
+	[ "$(boot_qemu "$(cut -d'|' -f8 <<<"$1")")" = rig ] || return 0
+	[ ! -e "$LOGS/.rig-ready" ] || return 0
+	[ ! -e "$LOGS/.rig-failed" ] || return 2
+	return 1
+}
 lane() { # lane ARCH
-	local b k
-	local judge=
+	local b next st judge=
+	local -a todo=() left
 	for b in "${boots[@]}"; do
-		[ "$(cut -d'|' -f2 <<<"$b")" = "$1" ] || continue
-		k=$(cut -d'|' -f2,3 --output-delimiter=- <<<"$b")
-		while [ ! -e "$LOGS/.built-$k" ]; do
-			# No more boots (the judge is waited for below).
-			[ -e "$LOGS/.no-boots" ] && break 2
-			# A kernel the build loop does not make: no boot (judged
-			# as missing at the end).
-			[ -e "$LOGS/.builds-done" ] && [ ! -e "$LOGS/.built-$k" ] && continue 2
-			sleep 2
+		[ "$(cut -d'|' -f2 <<<"$b")" != "$1" ] || todo+=("$b")
+	done
+	# No more boots once .no-boots is there (the judge is waited for
+	# below).
+	while [ ${#todo[@]} -gt 0 ] && [ ! -e "$LOGS/.no-boots" ]; do
+		next= left=()
+		for b in "${todo[@]}"; do
+			if [ -z "$next" ]; then
+				st=0
+				can_boot "$b" || st=$?
+				[ "$st" != 0 ] || { next=$b; continue; }
+				[ "$st" != 2 ] || continue
+			fi
+			left+=("$b")
 		done
-		# A boot on the rig (the lane's last ones) once the rig is
-		# built; none if its build failed (judged as missing).
-		while [ "$(boot_qemu "$(cut -d'|' -f8 <<<"$b")")" = rig ] && [ ! -e "$LOGS/.rig-ready" ]; do
-			[ -e "$LOGS/.no-boots" ] && break 2
-			[ -e "$LOGS/.rig-failed" ] && continue 2
-			sleep 2
-		done
-		boot "$b"
+		todo=(${left[@]+"${left[@]}"})
+		[ -n "$next" ] || { sleep 2; continue; }
+		boot "$next"
 		# Judged beside the lane's next boot (at the lower priority
 		# of the other work beside boots), not before it: the boot
 		# lock would otherwise sit idle while the lane judges. One
@@ -250,7 +269,7 @@ lane() { # lane ARCH
 		[ -z "$judge" ] || wait "$judge" || true
 		(
 			renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
-			prejudge=1 judge_boot "$b"
+			prejudge=1 judge_boot "$next"
 		) &
 		judge=$!
 	done
@@ -313,9 +332,9 @@ trap 'stopped HUP' HUP
 
 # The boots of guest/boots, then one boot of the mutants kernel for each
 # arch, command line and QEMU (stock TCG or the rig) of mutants/matrix rows
-# that no boot there has; x86_64's first, then arm64's (the lane's order),
-# each arch's boots on the rig after the others (the rig may still be
-# building when the others can start).
+# that no boot there has; x86_64's first, then arm64's, each arch's boots
+# on the rig after the others: the lane's list, which it boots in this
+# order as far as each boot can start (lane, above).
 arches=(x86_64 arm64)
 mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots"; matrix_boots)
 have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)

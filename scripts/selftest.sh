@@ -786,4 +786,21 @@ if [ "$(n selftest.sh)" = 1 ] && [ "$(n herd-check.sh)" = 1 ] && [ "$(n lint.sh)
 else
 	bad "make check counts each background stage once (rc=$rc; selftest $(n selftest.sh), herd $(n herd-check.sh), lint $(n lint.sh): $(grep -e FAIL -e rig "$tmp/check2.out" | tail -n 5 | tr '\n' ';'))"
 fi
+# 8g. A lane boots the first boot of its list that can start: a boot on
+#     the rig (the rig built at once) goes before a stock boot listed
+#     first whose kernel (a stand-in build of 8 s) is not built yet.
+rm -rf "$tmp/hout/logs"
+printf '%s\n' 'x86_64/m|x86_64|mutants||||' 'x86_64/r|x86_64|series|||||--rig' >"$h/guest/boots"
+: >"$h/mutants/x.patch"
+printf '#!/bin/sh\n[ "$2" != mutants ] || sleep 8\n' >"$h/scripts/3-build-kernel.sh"
+mkdir -p "$tmp/hout/build/x86_64-mutants/arch/x86/boot"
+: >"$tmp/hout/build/x86_64-mutants/arch/x86/boot/bzImage"
+env OUT="$tmp/hout" RESULTS="$h/results" QEMU_CMD="$td/fake-qemu.py" FAKE_QEMU_MODE=chatty \
+	FAKE_QEMU_LINES=1 "$h/scripts/check.sh" >"$tmp/check3.out" 2>&1 || true
+nb() { grep -n "check: boot $1\$" "$tmp/check3.out" | cut -d: -f1; }
+if [ -n "$(nb x86_64/r)" ] && [ -n "$(nb x86_64/m)" ] && [ "$(nb x86_64/r)" -lt "$(nb x86_64/m)" ]; then
+	ok "a boot lane boots the first boot that can start, a rig boot before a stock boot that waits for its kernel"
+else
+	bad "a boot lane boots the first boot that can start: $(grep 'check: boot' "$tmp/check3.out" | tr '\n' ';')"
+fi
 echo "counts $p $f 0"
