@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check test bench lint selftest repro-hv-shadow repro-mremap repro-watchdog clean
+.PHONY: all deps base tree export build tests check test bench lint selftest repro-hv-shadow repro-mremap repro-watchdog rig-base clean
 
 all: check
 
@@ -48,6 +48,11 @@ lint: deps
 # Tests that fail only now and then, run many times (see scripts/repro.sh).
 repro-hv-shadow repro-mremap repro-watchdog: deps
 	@$(S)/repro.sh $(@:repro-%=%)
+
+# The base kernels on the tagged-TLB rig, with the upstream regression
+# suites and the stress test (results/rig-base.md); not part of make check.
+rig-base: deps
+	@$(S)/rig-base.sh
 
 clean:
 	rm -rf out results
