@@ -12,12 +12,12 @@
 . "$(dirname "$0")/lib.sh"
 lock_out
 
-# The boots, in guest/boots' format: the test sets of make check's stock
-# series boots (x86_64/series/npt1, npt0, arm64/series) less KUnit (base
+# The boots, in guest/boots' format: the test sets of make check's series
+# boots (x86_64/rig/series/npt1, npt0, arm64/rig/series) less KUnit (base
 # has none of the series' suites) and the series' own tests but the
-# stress test. On shadow paging base must fail hyperv_tlb_flush: the bug
-# patches 2 and 3 fix (make repro-hv-shadow), 10 of 10 runs on stock TCG
-# and on the rig (results/rig-base.md).
+# stress test. On shadow paging base must fail hyperv_tlb_flush, the bug
+# patches 2 and 3 fix (make repro-hv-shadow): it failed 10 of 10 runs on
+# stock TCG and on the rig alike (results/rig-base.md).
 boots=(
 	'x86_64/base/npt1|x86_64|base||regress,series:mm.tlb_coherency|kvm_amd.npt=1||--rig'
 	'x86_64/base/npt0|x86_64|base||regress:kvm.|kvm_amd.npt=0|--expect-fail kvm.hyperv_tlb_flush|--rig'
