@@ -119,6 +119,18 @@ fi
 # shellcheck disable=SC2086
 kmake "$bdir" "$arch" ${TARGET:-$(basename "$(kimage "$arch")") headers} >"$bdir/build.log" 2>&1 ||
 	{ tail -n 40 "$bdir/build.log" >&2; die "build $name failed"; }
+# x86's bzImage carries vmlinux compressed, pulled into
+# arch/x86/boot/compressed/piggy.o by an .incbin that neither the
+# compiler's dependency list nor ccache sees: when piggy.S comes out the
+# same (a compressed kernel of the same size), ccache hands back the
+# object of an earlier kernel, and the bzImage boots that kernel (seen
+# here: a mutants kernel without its newest mutant). Compile piggy.o
+# again past the cache and relink.
+if [ "$arch" = x86_64 ] && [ -z "${TARGET:-}" ]; then
+	rm -f "$bdir/arch/x86/boot/compressed/piggy.o"
+	(export CCACHE_RECACHE=1; kmake "$bdir" "$arch" bzImage) >>"$bdir/build.log" 2>&1 ||
+		{ tail -n 40 "$bdir/build.log" >&2; die "build $name: bzImage failed"; }
+fi
 git -C "$TREE" rev-parse "$ref^{commit}" > "$bdir/.built-from"
 case ${TARGET:-vmlinux} in
 vmlinux) src_built "$bdir" ;;
