@@ -235,6 +235,15 @@ static const struct invpcid_case inv[] = {
 	{ VA_G, 3, 0, 0, MARK_A },    { VA_G, 2, 0, 0, MARK_B },
 };
 
+/* A CPU feature a run of cases needs is missing: each of them fails. */
+static void fail_cases(const char *const *names, int from, int to, const char *why)
+{
+	int i;
+
+	for (i = from; i < to; i++)
+		tap_fail(names[i], why, 0);
+}
+
 static void pcid_cases(int have_pcid, int have_invpcid)
 {
 	static const char *const names[] = {
@@ -261,8 +270,8 @@ static void pcid_cases(int have_pcid, int have_invpcid)
 	unsigned i;
 
 	if (!have_pcid) {
-		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			tap_fail(names[i], "no PCID: CPUID.01H:ECX[17] =", 0);
+		fail_cases(names, 0, sizeof(names) / sizeof(names[0]),
+			   "no PCID: CPUID.01H:ECX[17] =");
 		return;
 	}
 	write_cr4(read_cr4() | CR4_PCIDE);	/* CR3[11:0] is 0 here */
@@ -288,8 +297,8 @@ static void pcid_cases(int have_pcid, int have_invpcid)
 	tap_check(names[8], rd(VA_G), MARK_B);
 
 	if (!have_invpcid) {
-		for (i = 9; i < sizeof(names) / sizeof(names[0]); i++)
-			tap_fail(names[i], "no INVPCID: CPUID.07H:EBX[10] =", 0);
+		fail_cases(names, 9, sizeof(names) / sizeof(names[0]),
+			   "no INVPCID: CPUID.07H:EBX[10] =");
 		goto out;
 	}
 	/* Each INVPCID runs under PCID 2, so that the read under PCID 1
@@ -488,8 +497,7 @@ static void svm_cases(int have_svm, int have_npt)
 	int i, npt;
 
 	if (!have_svm) {
-		for (i = 0; i < 16; i++)
-			tap_fail(names[i], "no SVM: CPUID.80000001H:ECX[2] =", 0);
+		fail_cases(names, 0, 16, "no SVM: CPUID.80000001H:ECX[2] =");
 		return;
 	}
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SVME);
@@ -500,8 +508,7 @@ static void svm_cases(int have_svm, int have_npt)
 		const char *const *n = names + (npt ? 11 : 0);
 
 		if (npt && !have_npt) {
-			for (i = 11; i < 16; i++)
-				tap_fail(names[i], "no NPT: CPUID.8000000AH:EDX[0] =", 0);
+			fail_cases(names, 11, 16, "no NPT: CPUID.8000000AH:EDX[0] =");
 			break;
 		}
 		v = svm_begin(npt);
@@ -575,11 +582,9 @@ static void svm_more_cases(int have_svm, int have_npt)
 		"svm+npt: INVLPGA(X, ASID 1) drops it",
 	};
 	u64 v;
-	int i;
 
 	if (!have_svm) {
-		for (i = 0; i < 5; i++)
-			tap_fail(names[i], "no SVM: CPUID.80000001H:ECX[2] =", 0);
+		fail_cases(names, 0, 5, "no SVM: CPUID.80000001H:ECX[2] =");
 		return;
 	}
 
@@ -598,8 +603,7 @@ static void svm_more_cases(int have_svm, int have_npt)
 	guest_pge = 0;
 
 	if (!have_npt) {
-		for (i = 3; i < 5; i++)
-			tap_fail(names[i], "no NPT: CPUID.8000000AH:EDX[0] =", 0);
+		fail_cases(names, 3, 5, "no NPT: CPUID.8000000AH:EDX[0] =");
 		return;
 	}
 	svm_begin(1);
