@@ -107,7 +107,46 @@ def main():
         boot = ' '.join(filter(None, (r['arch'], r['append'])))
         boot += ', rig and stock TCG' if r['qemu'] == 'rig' else ''
         out.append(f"| {r['row']} | {r['part']} | {breaks} | {boot} | {by} | {res} |")
+    out += controls(logdir)
     print('\n'.join(out))
+
+
+def controls(logdir):
+    """The controls: each check of a mutants boot's rows, run in that boot
+    with every mutant off before any row (guest/init run_control), tag
+    BOOT/control/CHECK; each must pass."""
+    found = []
+    try:
+        names = sorted(os.listdir(logdir))
+    except OSError:
+        names = []
+    for n in names:
+        if '_control_' not in n or not n.endswith('.log.verdict'):
+            continue
+        tag, p, f, why = None, 0, 0, ''
+        with open(os.path.join(logdir, n)) as fh:
+            for line in fh:
+                st, _, rest = line.partition(' ')
+                if st not in ('PASS', 'FAIL'):
+                    continue
+                tag = tag or rest.split(' ', 1)[0]
+                if st == 'PASS':
+                    p += 1
+                else:
+                    f += 1
+                    why = why or rest.strip()
+        if tag:
+            boot, _, check = tag.partition('/control/')
+            res = f'passed ({p} verdicts)' if not f else f'FAILED: {why}'
+            found.append(f'| {boot} | `{check}` | {res} |')
+    if not found:
+        return ['', 'Controls: none ran.']
+    return ['', '## Controls', '',
+            'Each check of a mutants boot\'s rows, run in that boot with every',
+            'mutant off before any row ran (a KUnit row\'s whole suite): each',
+            'must pass, or a row\'s failure could be the check\'s or the',
+            'kernel\'s and not its mutant\'s.', '',
+            '| boot | check | result |', '|---|---|---|'] + found
 
 
 if __name__ == '__main__':

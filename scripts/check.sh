@@ -170,7 +170,8 @@ boot() {
 # one more per matrix row: its check must fail with its own evidence (a
 # KUnit case: its failed expectation), or, for a rig row on stock TCG,
 # pass with its mutant on. A row's verdict is tagged ARCH/mutant/ROW on
-# stock TCG, ARCH/rig/mutant/ROW on the rig.
+# stock TCG, ARCH/rig/mutant/ROW on the rig. And one per check of its
+# rows, run with every mutant off, which must pass: TAG/control/CHECK.
 judge_boot() {
 	local tag arch kernel kunit tests append vopts bopts vo logf m_rows m_checks m_evs m_wants m_kunit i evo q rtag
 	IFS='|' read -r tag arch kernel kunit tests append vopts bopts <<<"$1"
@@ -206,6 +207,17 @@ judge_boot() {
 		fi
 	done
 	[ "${prejudge:-0}" = 0 ] || wait
+	# The controls (guest/init run_control): each check of the boot's
+	# rows (a KUnit case's suite), every mutant off, before any row ran;
+	# each must pass.
+	local c
+	local -A ctl=()
+	for c in "${m_checks[@]}"; do
+		case $c in kunit.*.*) c=${c%.*} ;; esac
+		[ -z "${ctl[$c]:-}" ] || continue
+		ctl[$c]=1
+		verdict "$tag/control/$c" "$logf" --row "control:$c" --qemu "$q"
+	done
 }
 
 # The boots run in two lanes, one per arch, in the background, each boot
