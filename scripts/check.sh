@@ -368,6 +368,10 @@ done)
 { unjudged_boot_rows; bad_matrix_rows; } | while IFS='|' read -r row why; do
 	printf 'FAIL %s matrix -- %s\ncounts 0 1 0\n' "$row" "$why"
 done | tee -a "$LOGS/harness.verdict" | tally
+# Every flush decision of the series (mutants/decisions) has a matrix
+# row, and every row belongs to a decision.
+"$TOP"/scripts/5-decisions.py "$TOP/mutants/decisions" "$TOP/mutants/matrix" |
+	tee -a "$LOGS/harness.verdict" | tally
 
 trap 'stop_lanes; stop_bg' EXIT
 # make test: CHECK_SKIP="selftest lint" leaves out the harness self-tests
@@ -489,6 +493,12 @@ if [ -n "$have_mutants" ]; then
 		log "check: mutation matrix in results/mutants.md"
 	else
 		log "check: results/mutants.md not written"
+	fi
+	if "$TOP"/scripts/5-decisions.py "$TOP/mutants/decisions" "$TOP/mutants/matrix" \
+		--md "$LOGS" >"$RESULTS/decisions.md"; then
+		log "check: decisions and their rows in results/decisions.md"
+	else
+		log "check: results/decisions.md not written"
 	fi
 fi
 finish
