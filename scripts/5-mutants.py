@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Render the mutation matrix with what the last make check saw.
 
-    5-mutants.py MATRIX LOGDIR > results/mutants.md
+    5-mutants.py MATRIX LOGDIR [EVIDENCE] > results/mutants.md
+
+EVIDENCE, if given, is written with every caught row's evidence lines in
+full (results/evidence.md).
 
 MATRIX is mutants/matrix; LOGDIR holds make check's per-boot verdicts
 (TAG.log.verdict, the tag's slashes turned into underscores).  A row is
@@ -64,8 +67,39 @@ def seen(logdir, r, qemu='tcg'):
     return ('not run', '')
 
 
+def evidence(logdir):
+    """Every row's evidence lines (5-results.py prints each output line
+    that matched the row's evidence as "evidence TAG CHECK: LINE"), by
+    verdict file, for results/evidence.md."""
+    out = ['# Evidence of the last make check', '',
+           'For each mutation-matrix row that was caught, every line of its',
+           'check\'s output that matched the row\'s evidence regex',
+           '(`mutants/matrix`), in full: the stale-read count of each mode,',
+           'the selftest\'s assert message.  A KUnit row\'s evidence is its',
+           'named case\'s failure, in the row\'s verdict line',
+           '(`results/mutants.md`).', '']
+    try:
+        names = sorted(os.listdir(logdir))
+    except OSError:
+        names = []
+    for n in names:
+        if not n.endswith('.log.verdict'):
+            continue
+        with open(os.path.join(logdir, n)) as f:
+            lines = [line.rstrip('\n') for line in f if line.startswith('evidence ')]
+        if not lines:
+            continue
+        tag = lines[0].split(' ', 2)[1]
+        out += [f'## {tag}', '', '```'] + \
+            [line.split(' ', 2)[2] for line in lines] + ['```', '']
+    return out
+
+
 def main():
     matrix, logdir = sys.argv[1:3]
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], 'w') as f:
+            f.write('\n'.join(evidence(logdir)) + '\n')
     out = ['# Mutation matrix', '',
            'Test-only mutants (`mutants/`: `tlb_mutant=NAME` at boot, or',
            '`/sys/kernel/debug/tlb_mutant` at run time) that each get one',

@@ -390,8 +390,16 @@ def verdict(res, args, v):
                 v.item('FAIL', name, f'failed ({t["status"]}), but without '
                        f'its evidence /{args.evidence}/: not caught')
             else:
+                # The whole line the evidence is on, not the match alone
+                # ("stale=1" of stale=1079), and every other line that
+                # matches (each mode's count), on "evidence" lines that
+                # the counts ignore and results/mutants.md shows.
+                lines = [o.strip() for o in out.split('\n')
+                         if args.evidence and re.search(args.evidence, o)]
                 v.item('PASS', name, 'caught, as it must be' +
-                       (f': "{m.group(0)[:80]}"' if m else ''))
+                       (f': "{(lines or [m.group(0)])[0][:200]}"' if m else ''))
+                for o in lines[:20]:
+                    print(f'evidence {v.tag} {name}: {o[:300]}', flush=True)
         elif name in must_pass:
             # A rig row's check on stock TCG: with the mutant on it must
             # pass (a skip shows nothing), or stock TCG catches the mutant

@@ -489,8 +489,9 @@ wait_lanes
 trap - INT TERM HUP
 judge_boots
 if [ -n "$have_mutants" ]; then
-	if "$TOP"/scripts/5-mutants.py "$TOP/mutants/matrix" "$LOGS" >"$RESULTS/mutants.md"; then
-		log "check: mutation matrix in results/mutants.md"
+	if "$TOP"/scripts/5-mutants.py "$TOP/mutants/matrix" "$LOGS" "$RESULTS/evidence.md" \
+		>"$RESULTS/mutants.md"; then
+		log "check: mutation matrix in results/mutants.md, each row's evidence in results/evidence.md"
 	else
 		log "check: results/mutants.md not written"
 	fi
