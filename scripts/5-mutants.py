@@ -75,8 +75,10 @@ def evidence(logdir):
            'For each mutation-matrix row that was caught, every line of its',
            'check\'s output that matched the row\'s evidence regex',
            '(`mutants/matrix`), in full: the stale-read count of each mode,',
-           'the selftest\'s assert message.  A KUnit row\'s evidence is its',
-           'named case\'s failure, in the row\'s verdict line',
+           'the selftest\'s assert message.  For a rig row in its stock TCG',
+           'boot (tag ARCH/mutant/ROW, where it must pass), the lines with',
+           'the regex\'s literal start ("stale=0").  A KUnit row\'s evidence',
+           'is its named case\'s failure, in the row\'s verdict line',
            '(`results/mutants.md`).', '']
     try:
         names = sorted(os.listdir(logdir))

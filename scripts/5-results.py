@@ -415,7 +415,11 @@ def verdict(res, args, v):
             m = re.search(args.evidence, '\n'.join(out), re.M) if args.evidence else None
             if t['status'] == 'PASS':
                 v.item('PASS', name, 'passed with its mutant on' +
-                       (f': "{last[:80]}"' if last else ''))
+                       (f': "{last[:200]}"' if last else ''))
+                # Every line with the evidence's literal start (each
+                # mode's "stale=0"), for results/evidence.md.
+                for o in [o.strip() for o in out if lit and lit in o][:20]:
+                    print(f'evidence {v.tag} {name}: {o[:300]}', flush=True)
             elif t['status'] == 'SKIP':
                 v.item('FAIL', name, 'skipped itself with its mutant on, where it must pass')
             else:
