@@ -9,6 +9,7 @@
 # Refuses to throw away commits that were never exported (FORCE=1 overrides).
 . "$(dirname "$0")/lib.sh"
 
+# shellcheck disable=SC2010 # format-patch names: no white space; ls sorts them
 patches_in() { ls "$TOP/$1"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true; }
 on_top() { # on_top BRANCH FROM DIR: BRANCH = FROM + the patches in DIR
 	local ps

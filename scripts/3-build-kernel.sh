@@ -37,6 +37,7 @@ mkdir -p "$src"
 use_cache=0
 [ "${KBUILD_CACHE:-1}" = 1 ] && [ -z "${BUILD_NAME:-}" ] && use_cache=1
 if [ ! -d "$kdir" ]; then
+	# shellcheck disable=SC2010 # ls -t: the newest first; the harness's names
 	seed=$(ls -td "$src"/.build-"$arch"-* 2>/dev/null | grep -v '\.tmp$' | head -n 1 || true)
 	if [ $use_cache = 1 ] && cache_get "$kdir" "$kcache"; then
 		log "build $name: from the build cache"
@@ -87,7 +88,7 @@ elif [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
 	"$src"/scripts/kconfig/merge_config.sh -m -O "$bdir" "$bdir/.config" "${frags[@]}" >/dev/null
 	kmake "$bdir" "$arch" olddefconfig >/dev/null
 	# Every option a fragment names must have the value it asks for.
-	missing=$(cat "${must[@]}" | grep -E '^CONFIG_' | while IFS= read -r l; do
+	wrong=$(cat "${must[@]}" | grep -E '^CONFIG_' | while IFS= read -r l; do
 		opt=${l%%=*} val=${l#*=}
 		if [ "$val" = n ]; then
 			! grep -q "^$opt=" "$bdir/.config" || echo "$l"
@@ -95,7 +96,7 @@ elif [ "$(cat "$bdir/.frags" 2>/dev/null)" != "$want" ]; then
 			grep -qx "$l" "$bdir/.config" || echo "$l"
 		fi
 	done)
-	[ -z "$missing" ] || die "build $name: config options not honoured: $(echo $missing)"
+	[ -z "$wrong" ] || die "build $name: config options not honoured: ${wrong//$'\n'/ }"
 	echo "$want" > "$bdir/.frags"
 fi
 
@@ -116,7 +117,7 @@ fi
 # TARGET may name several objects. A full build also makes the uapi
 # headers (usr/include), which the kselftests are built against
 # (3-build-tests.sh), so that a build dir from the build cache has them.
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # TARGET: words, one target each
 kmake "$bdir" "$arch" ${TARGET:-$(basename "$(kimage "$arch")") headers} >"$bdir/build.log" 2>&1 ||
 	{ tail -n 40 "$bdir/build.log" >&2; die "build $name failed"; }
 # x86's bzImage carries vmlinux compressed, pulled into

@@ -76,6 +76,7 @@ if [ ! -x "$bb" ]; then
 	log "tests $arch: fetching busybox-static:$deb_arch"
 	"$TOP"/scripts/apt-private.sh update
 	"$TOP"/scripts/apt-private.sh download "busybox-static:$deb_arch"
+	# shellcheck disable=SC2012 # ls -t: the newest first; Debian's names
 	deb=$(ls -t "$("$TOP"/scripts/apt-private.sh path)"/busybox-static_*_"$deb_arch".deb | head -n 1)
 	x=$(mktemp -d)
 	dpkg-deb -x "$deb" "$x"

@@ -43,7 +43,7 @@
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 nodes=1 tests= rows= append= tmo=900 kunit= pin=0 silence=180 tscopt=tsc=reliable rig=0 cpu=max
+smp=4 nodes=1 tests='' rows='' append='' tmo=900 kunit='' pin=0 silence=180 tscopt=tsc=reliable rig=0 cpu=max
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
@@ -89,6 +89,7 @@ x86_64)
 	qemu=(qemu-system-x86_64 -cpu "$cpu" -append "console=ttyS0${tscopt:+ $tscopt} $cmdline")
 	;;
 arm64)
+	# shellcheck disable=SC2054 # the commas are QEMU's -M option list
 	qemu=(qemu-system-aarch64 -M virt,gic-version=3 -cpu "$cpu"
 		-append "console=ttyAMA0 $cmdline")
 	;;
@@ -128,7 +129,7 @@ log "boot $name smp=$smp$([ "$nodes" = 1 ] || echo " nodes=$nodes")${tests:+ tes
 # pin_vcpus PID: once QEMU (a child of PID) has named its $smp vCPU
 # threads "CPU N/TCG", bind each to a host CPU.
 pin_vcpus() {
-	local qpid= t n i ncpu
+	local qpid='' t n i ncpu
 	ncpu=$(nproc)
 	for i in $(seq 100); do
 		qpid=${qpid:-$(pgrep -P "$1" qemu-system || true)}

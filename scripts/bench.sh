@@ -39,7 +39,7 @@ section() { # section NAME: run this section?
 # bench.json, and 5-report.py takes ratios between rounds run side by side
 # (series/base, and the "ratio_to" pairs, e.g. {"8/4": {"vcpus": 4}}).
 emit_samples() {
-	local rto= how=median zero=0
+	local rto='' how=median zero=0
 	[ "$1" = --ratio-to ] && rto=$2 && shift 2
 	[ "$1" = --sum ] && how=sum && shift
 	[ "$1" = --zero ] && zero=1 && shift
@@ -136,7 +136,7 @@ if [ "${BENCH_REUSE_LOGS:-0}" != 1 ]; then
 for k in $(for sec in $SECTIONS; do need "$sec"; done | sort -u); do
 	ref=${k#*-} var=
 	case $ref in *:*) var=${ref#*:} ref=${ref%:*} ;; esac
-	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "$ref" $var >/dev/null
+	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "$ref" ${var:+"$var"} >/dev/null
 done
 for arch in x86_64 arm64; do
 	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
@@ -155,7 +155,7 @@ rounds=$(seq "${X86_ROUNDS:-5}")
 for r in $rounds; do
 	for v in ${X86_VCPUS:-4 8}; do
 		for k in $(in_turn "$r" base series); do
-			kb=$([ $k = base ] && echo base-emu || echo emu)
+			kb=$([ "$k" = base ] && echo base-emu || echo emu)
 			boot x86_64 "x86_64-$kb" "x86_64-$k-native-${v}v-r$r" --smp "$v" \
 				--tests mm.tlb_flush_history_bench
 		done
@@ -166,7 +166,9 @@ for v in ${X86_VCPUS:-4 8}; do
 		for ph in none history; do
 			for q in median p90; do
 				rto=
+				# shellcheck disable=SC2089 # JSON, passed as one word by ${rto:+... "$rto"}
 				[ $ph = history ] && rto="{\"history/none\": {\"metric\": \"mprotect_iter_${q}_none\"}}"
+				# shellcheck disable=SC2090,SC2046 # "$rto" is one word; per_round: one value per round
 				emit_samples ${rto:+--ratio-to "$rto"} "mprotect_iter_${q}_$ph" \
 					x86_64 $k native "$v" us \
 					$(per_round "$LOGS/x86_64-$k-native-${v}v-r@R@.log" \
@@ -192,7 +194,7 @@ rounds=$(seq "${HVSCALE_ROUNDS:-5}")
 for r in $rounds; do
 	for v in $vcpus; do
 		for k in $(in_turn "$r" base series); do
-			kb=$([ $k = base ] && echo base-emu || echo emu)
+			kb=$([ "$k" = base ] && echo base-emu || echo emu)
 			boot x86_64 "x86_64-$kb" "x86_64-$k-hvscale-${v}v-r$r" --smp "$v" \
 				--append hv_emul_flush --tests mm.tlb_flush_history_bench
 		done
@@ -200,9 +202,11 @@ for r in $rounds; do
 done
 for v in $vcpus; do
 	rto=
+	# shellcheck disable=SC2089 # JSON, passed as one word by ${rto:+... "$rto"}
 	[ "$v" = "$v0" ] || rto="{\"$v/$v0\": {\"vcpus\": $v0}}"
 	for k in base series; do
 		for ph in history none; do
+			# shellcheck disable=SC2090,SC2046 # "$rto" is one word; per_round: one value per round
 			emit_samples ${rto:+--ratio-to "$rto"} "hvscale_iter_median_$ph" \
 				x86_64 $k hv-emul "$v" us \
 				$(per_round "$LOGS/x86_64-$k-hvscale-${v}v-r@R@.log" \
@@ -240,15 +244,16 @@ if section arm64; then
 rounds=$(seq "${ARM64_ROUNDS:-5}")
 for r in $rounds; do
 	for k in $(in_turn "$r" base series floor); do
-		kb=$([ $k = floor ] && echo mutants || echo $k)
-		opt=$([ $k = floor ] && echo tlb_mutant=arm64-local || true)
+		kb=$([ "$k" = floor ] && echo mutants || echo "$k")
+		opt=$([ "$k" != floor ] || echo tlb_mutant=arm64-local)
 		boot arm64 "arm64-$kb-perf" "arm64-$k-local-$r" --append "$opt" \
 			--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2,bench.ctxsw
 	done
 done
 for k in base series floor; do
-	rto=$([ $k = series ] && echo '{"series/floor": {"kernel": "floor"}}' || true)
+	rto=$([ "$k" != series ] || echo '{"series/floor": {"kernel": "floor"}}')
 	for q in median p90; do
+		# shellcheck disable=SC2046 # per_round prints one value per round
 		emit_samples ${rto:+--ratio-to "$rto"} "mprotect_iter_${q}_single_cpu" \
 			arm64 $k native 4 us $(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_single \
 				"single_cpu:time per iteration" $q min)
@@ -260,6 +265,7 @@ for k in base series floor; do
 	done
 	emit_samples broadcast_flush_per_iter_single_cpu arm64 $k native 4 count "${vals[@]}"
 	for t in threaded threaded2; do
+		# shellcheck disable=SC2046 # per_round prints one value per round
 		emit_samples "mprotect_iter_median_$t" arm64 $k native 4 us \
 			$(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_$t "threaded:time per iteration" median median)
 	done
@@ -267,6 +273,7 @@ for k in base series floor; do
 	# ctxsw's do: its times there mean nothing.
 	[ $k != floor ] || continue
 	for m in procs-only procs-many threads procs-2cpu threads-2cpu; do
+		# shellcheck disable=SC2046 # per_round prints one value per round
 		emit_samples "ctxsw_ns_per_switch_$m" arm64 $k native 4 ns \
 			$(per_round "$LOGS/arm64-$k-local-@R@.log" bench.ctxsw "mode=$m ns_per_switch" ns_per_switch median)
 	done
@@ -302,12 +309,13 @@ for npt in ${NSVM_NPT:-1 0}; do
 	done
 	# With NPT, L1 runs L2 both without and with nested NPT.
 	for nn in 0 1; do
-		[ $npt = 1 ] || [ $nn = 0 ] || continue
-		path=npt$npt$([ $nn = 1 ] && echo -nested-npt || true)
+		[ "$npt" = 1 ] || [ "$nn" = 0 ] || continue
+		path=npt$npt$([ "$nn" != 1 ] || echo -nested-npt)
 		match="svm_nested_roundtrip: npt=$npt nested_npt=$nn "
 		for k in base series; do
 			rounds=$(seq "${NSVM_ROUNDS:-5}")
-			emit_samples nested_roundtrip_ns x86_64 $k $path 1 ns \
+			# shellcheck disable=SC2046 # per_round prints one value per round
+			emit_samples nested_roundtrip_ns x86_64 $k "$path" 1 ns \
 				$(per_round "$LOGS/x86_64-$k-nsvm-npt$npt-r@R@.log" \
 					kvm.svm_nested_roundtrip_bench "$match" ns_per_iter)
 			# The counts, in every round: the series' own, base's
@@ -315,7 +323,8 @@ for npt in ${NSVM_NPT:-1 0}; do
 			kb=series kn=series
 			[ $k = series ] || kb=nsvm-stats kn=counting
 			for c in flush_per_rt sync_per_rt; do
-				emit_samples "nested_$c" x86_64 $kn $path 1 count \
+				# shellcheck disable=SC2046 # per_round prints one value per round
+				emit_samples "nested_$c" x86_64 "$kn" "$path" 1 count \
 					$(per_round "$LOGS/x86_64-$kb-nsvm-npt$npt-r@R@.log" \
 						kvm.svm_nested_roundtrip_bench "$match" $c)
 			done
@@ -332,17 +341,20 @@ if section stress; then
 rounds=$(seq "${STRESS_ROUNDS:-5}")
 for r in $rounds; do
 	for run in "x86_64 x86_64-series native" "x86_64 x86_64-emu hv-emul" "arm64 arm64-series native"; do
+		# shellcheck disable=SC2086 # split on purpose: ARCH BUILD PATH
 		set -- $run
-		opt=$([ "$3" = hv-emul ] && echo hv_emul_flush || true)
+		opt=$([ "$3" != hv-emul ] || echo hv_emul_flush)
 		boot "$1" "$2" "$1-stress-$3-r$r" --append "$opt" \
 			--tests mm.tlb_coherency_bench --timeout 600
 	done
 done
 for run in "x86_64 native" "x86_64 hv-emul" "arm64 native"; do
+	# shellcheck disable=SC2086 # split on purpose: ARCH PATH
 	set -- $run
 	for key in reads faults stale; do
-		z=$([ "$key" = stale ] && echo --zero || true)
-		emit_samples --sum $z "stress_$key" "$1" series "$2" 4 count \
+		z=$([ "$key" != stale ] || echo --zero)
+		# shellcheck disable=SC2046 # per_round prints one value per round
+		emit_samples --sum ${z:+"$z"} "stress_$key" "$1" series "$2" 4 count \
 			$(per_round "$LOGS/$1-stress-$2-r@R@.log" mm.tlb_coherency_bench "tlb_coherency: reads=" $key)
 	done
 done
@@ -375,6 +387,7 @@ for arch in x86_64 arm64; do
 				: >"$LOGS/$arch-$k-r$r.pass"
 		done
 	done
+	# shellcheck disable=SC2086 # $rounds: one argument per round
 	python3 - "$cur" "$arch" "$LOGS" $rounds >>"$M" <<'PY'
 import json, sys
 sec, arch, logs, *rounds = sys.argv[1:]

@@ -15,8 +15,8 @@ gm() { # gm OPTS... PATCHFILE: addresses, one per line, without the author
 		--nofixes --no-rolestats "$@" 2>/dev/null) |
 		grep -v -F "$SERIES_EMAIL" || true
 }
-people() { gm --nol $(realpath "$@"); }
-lists() { gm --nom --nor --l $(realpath "$@"); }
+people() { local files; mapfile -t files < <(realpath "$@"); gm --nol "${files[@]}"; }
+lists() { local files; mapfile -t files < <(realpath "$@"); gm --nom --nor --l "${files[@]}"; }
 have() { # the Cc: trailers in the message body (not the mail headers)
 	awk '!body { if ($0 == "") body = 1; next } /^---$/ { exit } sub(/^Cc: /, "")' "$1" |
 		grep -v 'stable@vger.kernel.org' || true

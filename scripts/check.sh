@@ -15,10 +15,11 @@ declare -A bg_pid=() # background stages (bg_start, below)
 # Background stages: herd7 (built from source where it is missing,
 # about 5 min, then its checks), the tagged-TLB rig (rig_stage, below),
 # the lint checks that need no kernel build (checkpatch, Cc:,
-# MAINTAINERS; and the sparse build), the harness self-tests. Each runs
-# at a lower priority beside the builds and boots, its verdict lines in
-# $LOGS/NAME.verdict, and is stopped with make check. collect NAME waits
-# for one and adds up its counts.
+# MAINTAINERS, shellcheck and pyflakes3 on the harness; and the sparse
+# build), the harness self-tests. Each runs at a lower priority beside the
+# builds and boots, its verdict lines in $LOGS/NAME.verdict, and is
+# stopped with make check. collect NAME waits for one and adds up its
+# counts.
 bg_start() { # bg_start NAME CMD...: CMD a command or a function
 	local name=$1
 	shift
@@ -70,6 +71,7 @@ tally() { # verdict lines on stdin: print them and add up the counts
 		case $st in
 		PASS|FAIL|SKIP) printf '  %s %s\n' "$st" "$rest" ;;
 		counts)
+			# shellcheck disable=SC2086 # split on purpose: "P F S"
 			set -- $rest
 			P=$((P + $1)) F=$((F + $2)) S=$((S + $3))
 			counted=1
@@ -162,6 +164,7 @@ boot() {
 	# The log line is written once the lock is held, so that the times
 	# in make check's log are the boot's own, not its wait for the other
 	# lane.
+	# shellcheck disable=SC2016 # expanded by the bash -c
 	flock "$LOGS/.boot.lock" bash -c 'printf "[%4ds] check: boot %s\n" "$(( $(date +%s) - T0 ))" "$1" >&2; shift; exec "$@"' \
 		boot "$tag" "$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$(logf_of "$tag")" "${opts[@]}" "${bo[@]}" || true
 }
@@ -260,7 +263,7 @@ lane() { # lane ARCH
 	# No more boots once .no-boots is there (the judge is waited for
 	# below).
 	while [ ${#todo[@]} -gt 0 ] && [ ! -e "$LOGS/.no-boots" ]; do
-		next= left=()
+		next='' left=()
 		for b in "${todo[@]}"; do
 			if [ -z "$next" ]; then
 				st=0
@@ -305,6 +308,7 @@ wait_lanes() {
 	done
 	lane_pids=()
 }
+# shellcheck disable=SC2317 # run by stopped, the signal traps' handler
 stop_lanes() { # make check stopped or failed: the boots, QEMU with them
 	[ ${#lane_pids[@]} -gt 0 ] || return 0
 	touch "$LOGS/.no-boots"
@@ -328,6 +332,7 @@ judge_boots() { # judge_boots [--ran]: the verdicts of every boot (that ran)
 }
 # Stopped by a signal (Ctrl-C, a CI job's TERM): QEMU stopped, what ran
 # judged (a boot cut off fails), the summary, a non-zero status.
+# shellcheck disable=SC2317 # run by the signal traps below
 stopped() {
 	trap - INT TERM HUP
 	log "check: stopped by SIG$1"
@@ -349,6 +354,7 @@ trap 'stopped HUP' HUP
 # order as far as each boot can start (lane, above).
 arches=(x86_64 arm64)
 mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots"; matrix_boots)
+# shellcheck disable=SC2012 # only whether there is one
 have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
 mapfile -t boots < <(for a in "${arches[@]}"; do
@@ -384,6 +390,7 @@ skipped() { case " ${CHECK_SKIP:-} " in *" $1 "*) return 0 ;; esac; return 1; }
 # (built once from Debian's source, see herd.conf) must give each litmus
 # test its expected verdict (litmus/expected).
 "$TOP"/scripts/herd.sh --deps >"$LOGS/herd-deps.out" 2>&1 || true
+# shellcheck disable=SC2016 # expanded by the sh -c
 bg_start herd sh -c '"$1"/scripts/herd.sh >"$2"/herd-build.out 2>&1; exec "$1"/scripts/herd-check.sh' _ "$TOP" "$LOGS"
 
 # The tagged-TLB rig (scripts/rig.sh, README "The tagged-TLB rig"), its
@@ -428,9 +435,11 @@ stage() {
 	"${nice[@]}" "$@" | tee "$LOGS/$name.verdict" | tally || true
 	counted_or_fail "harness $name" "no counts line (see $LOGS/$name.verdict)"
 }
-# The lint checks that read only the tree's commits, beside the builds;
-# sparse.sh --build makes the sparse the analysis at the end needs.
-early="checkpatch cc maintainers"
+# The lint checks that read only the tree's commits or the harness's own
+# scripts, beside the builds; sparse.sh --build makes the sparse the
+# analysis at the end needs.
+early="checkpatch cc maintainers shell python"
+# shellcheck disable=SC2016 # expanded by the sh -c
 skipped lint ||
 	bg_start lint-early sh -c '"$1"/scripts/lint.sh --only "$2"; "$1"/scripts/sparse.sh --build >/dev/null 2>&1 || true' _ "$TOP" "$early"
 

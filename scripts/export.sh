@@ -48,6 +48,7 @@ fmt base..series "$tmp/patches" --cover-letter --base=base \
 # Cc: trailers for its own people (see cc.sh). Only the cover letter gets
 # the mail headers: checkpatch cannot parse folded To:/Cc: lines.
 addrs() { # addrs --people|--lists: for all the patches at once
+	# shellcheck disable=SC2046,SC2010 # format-patch names: no white space, one word each
 	"$TOP"/scripts/cc.sh "$1" $(ls "$tmp"/patches/[0-9]*.patch | grep -v '/0000-')
 }
 if ls "$tmp"/patches/0001-*.patch >/dev/null 2>&1; then
@@ -67,7 +68,7 @@ if [ $check = 1 ]; then
 		mkdir -p "$tmp/x/a" "$tmp/x/b"
 		rm -f "$tmp"/x/[ab]/*
 		cp "$1"/*.patch "$tmp/x/a/" 2>/dev/null || true
-		[ -d "$2" ] && cp "$2"/*.patch "$tmp/x/b/" 2>/dev/null || true
+		[ ! -d "$2" ] || cp "$2"/*.patch "$tmp/x/b/" 2>/dev/null || true
 		diff -r -q "$tmp/x/a" "$tmp/x/b" >/dev/null
 	}
 	same "$tmp/patches" "${PATCHES_DIR:-$TOP/patches}" &&
@@ -82,5 +83,6 @@ for d in patches testonly mutants; do
 	rm -f "${TOP:?}/$d"/*.patch
 	cp "$tmp/$d"/*.patch "$TOP/$d/" 2>/dev/null || true
 done
+# shellcheck disable=SC2010 # format-patch names: no white space
 np() { ls "$TOP/$1"/[0-9]*.patch 2>/dev/null | grep -vc '/0000-' || true; }
 log "export: $(np patches) series, $(np testonly) test-only, $(np mutants) mutant patches"

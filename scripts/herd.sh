@@ -22,7 +22,7 @@ if command -v herd7 >/dev/null &&
 fi
 dest=$CACHE/herdtools7-$HERD_VERSION
 if [ ! -x "$dest/bin/herd7" ]; then
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # a list of package names
 	apt_install herd $HERD_BUILD_DEPS
 	[ $deps_only = 0 ] || exit 0
 	m=$("$TOP"/scripts/apt-private.sh mirror)

@@ -152,6 +152,7 @@ cache_relocate() {
 	old=$(cat "$1/.out-path" 2>/dev/null) || return 0
 	new=$(cd "$OUT" && pwd -P)
 	[ -n "$old" ] && [ "$old" != "$new" ] || return 0
+	# shellcheck disable=SC2016 # perl's own $ENV, not the shell's
 	grep -rlF --include='.*.cmd' -e "$old/" "$1" |
 		O="$old/" N="$new/" xargs -r -d '\n' perl -pi -e 's/\Q$ENV{O}\E/$ENV{N}/g' || true
 }
@@ -160,6 +161,7 @@ cache_put() {
 	mkdir -p "$(dirname "$entry")"
 	tmp=$(mktemp -d "$entry.XXXXXX") || return 0
 	if cp -a "$dir/." "$tmp/" 2>/dev/null && (cd "$OUT" && pwd -P) >"$tmp/.out-path"; then
+		# shellcheck disable=SC2016 # expanded by the sh -c
 		flock "$entry.lock" sh -c 'rm -rf "$1.old"; [ ! -d "$1" ] || mv "$1" "$1.old"; mv "$2" "$1"; rm -rf "$1.old"' _ "$entry" "$tmp" ||
 			log "cache: could not keep $(basename "$entry")"
 	else
@@ -365,7 +367,7 @@ ids() { # ids GROUP [PREFIX]: comma-separated test ids from guest/tests.list
 # guest/boots name, less each -ID (an -ID that leaves out nothing is
 # likely a typo that keeps the test it meant: said on stderr)
 tests_of() {
-	local item list= drop=,
+	local item list='' drop=,
 	for item in ${1//,/ }; do
 		case $item in
 		-*) drop+=${item#-}, ;;

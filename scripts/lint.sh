@@ -8,15 +8,18 @@
 #     (built newest first, reported oldest first)
 #   variants: SMP=n, HYPERV=n, CPU_SUP_AMD=n (x86), 16K/64K pages (arm64)
 #   sparse (C=2) and kernel-doc on touched files: nothing base lacks
+#   shell: shellcheck -x on every shell script of the project
+#   python: pyflakes3 and py_compile on every Python file of the project
 # Options: --patches DIR (default patches/), --range A..B (default
 # base..series), --only "CHECK ..." and --skip "CHECK ...", CHECK one of
-# checkpatch cc maintainers bisect variants sparse kdoc (make check runs
-# "checkpatch cc maintainers" beside its builds, then the rest but
-# "bisect variants")
+# checkpatch cc maintainers bisect variants sparse kdoc shell python
+# (make check runs "checkpatch cc maintainers shell python" beside its
+# builds, then the rest but "bisect variants"). shell and python need no
+# kernel tree.
 . "$(dirname "$0")/lib.sh"
 
 lock_out
-pdir=$TOP/patches only= skip= range=base..series
+pdir=$TOP/patches only='' skip='' range=base..series
 while [ $# -gt 0 ]; do
 	case $1 in
 	--patches) pdir=$2; shift ;;
@@ -36,7 +39,78 @@ want() { # want CHECK: named by --only (if given), and not by --skip
 	case " $only " in *" $1 "*) return 0 ;; esac
 	return 1
 }
+# shellcheck disable=SC2010 # format-patch names: no white space; ls sorts them
 patches=$(ls "$pdir"/[0-9]*.patch 2>/dev/null | grep -v '/0000-' || true)
+
+# The harness's own code. The lists are found afresh on each run, so that
+# a new script is checked too: the files of the checkout but the generated
+# ones (out/, results/) and the kernel patches; shell scripts are the *.sh
+# files and those whose #! line names a shell (guest/init, .ci/run), but
+# not the self-tests' fixtures in scripts/testdata/; Python files are the
+# *.py files and those whose #! line names python3. LINT_SHELL_FILES and
+# LINT_PYTHON_FILES (paths, one a line), for the self-tests only, replace
+# the lists.
+project_files() {
+	(cd "$TOP" && find . \( -name .git -o -name __pycache__ -o -path ./out -o -path ./results \
+		-o -path ./patches -o -path ./testonly -o -path ./mutants -o -path ./rig/tests/build \) \
+		-prune -o -type f -print) | sed 's|^\./||' | LC_ALL=C sort
+}
+scripts_of() { # scripts_of EXT SHEBANG-REGEX: the project's files of a language
+	local f l
+	project_files | while IFS= read -r f; do
+		case $f in
+		*."$1") echo "$f"; continue ;;
+		esac
+		l=
+		IFS= read -r l <"$TOP/$f" 2>/dev/null || true
+		if [[ $l =~ $2 ]]; then echo "$f"; fi
+	done
+}
+findings() { # findings TEXT: its first three lines, and how many there are
+	local first
+	first=$(head -n 3 <<<"$1")
+	echo "first of $(grep -c . <<<"$1") lines: ${first//$'\n'/; }"
+}
+
+if want shell; then
+	if [ -n "${LINT_SHELL_FILES:-}" ]; then
+		mapfile -t srcs <<<"$LINT_SHELL_FILES"
+	else
+		mapfile -t srcs < <(scripts_of sh '^#!.*[/ ](ba|da)?sh([[:space:]]|$)' | grep -v '^scripts/testdata/')
+	fi
+	if ! command -v shellcheck >/dev/null; then
+		bad "shell: no shellcheck (scripts/0-deps.sh installs it)"
+	elif [ ${#srcs[@]} = 0 ]; then
+		bad "shell: no shell scripts found"
+	elif out=$(cd "$TOP" && shellcheck -x -f gcc "${srcs[@]}" 2>&1); then
+		ok "shell (shellcheck -x: ${#srcs[@]} scripts)"
+	else
+		bad "shell: shellcheck -x, $(findings "$out")"
+	fi
+fi
+
+if want python; then
+	if [ -n "${LINT_PYTHON_FILES:-}" ]; then
+		mapfile -t srcs <<<"$LINT_PYTHON_FILES"
+	else
+		mapfile -t srcs < <(scripts_of py '^#!.*[/ ]python3?([[:space:]]|$)')
+	fi
+	# py_compile's byte code goes to a directory of its own, not into
+	# the checkout.
+	pyc=$(mktemp -d)
+	if ! command -v pyflakes3 >/dev/null; then
+		bad "python: no pyflakes3 (scripts/0-deps.sh installs it)"
+	elif [ ${#srcs[@]} = 0 ]; then
+		bad "python: no Python files found"
+	elif ! out=$(cd "$TOP" && pyflakes3 "${srcs[@]}" 2>&1); then
+		bad "python: pyflakes3, $(findings "$out")"
+	elif ! out=$(cd "$TOP" && PYTHONPYCACHEPREFIX=$pyc python3 -m py_compile "${srcs[@]}" 2>&1); then
+		bad "python: py_compile, $(findings "$out")"
+	else
+		ok "python (pyflakes3, py_compile: ${#srcs[@]} files)"
+	fi
+	rm -rf "$pyc"
+fi
 
 if want checkpatch; then
 	for pt in $patches; do
@@ -72,8 +146,8 @@ fi
 # THE REST.
 if want maintainers; then
 	for nf in $(git -C "$TREE" diff --name-only --diff-filter=A "$range"); do
-		secs=$(cd "$TREE" && scripts/get_maintainer.pl --no-git --no-git-fallback --no-email \
-			--no-l --subsystem --no-rolestats -f "$nf" 2>/dev/null | grep -v '^THE REST$' || true)
+		secs=$({ cd "$TREE" && scripts/get_maintainer.pl --no-git --no-git-fallback --no-email \
+			--no-l --subsystem --no-rolestats -f "$nf" 2>/dev/null | grep -v '^THE REST$'; } || true)
 		if [ -n "$secs" ]; then
 			ok "maintainers $nf ($(head -n 1 <<<"$secs"))"
 		else
@@ -83,7 +157,10 @@ if want maintainers; then
 fi
 
 # Steps of the series, oldest first, and the files each one touches.
-steps=$(git -C "$TREE" rev-list --reverse "$range")
+steps=
+if want bisect || want variants || want sparse || want kdoc; then
+	steps=$(git -C "$TREE" rev-list --reverse "$range")
+fi
 kernel_files() { git -C "$TREE" diff --name-only "$@" | grep -v -E '^(tools/|Documentation/|MAINTAINERS$)' || true; }
 # Does a change to these files matter to ARCH's build?
 affects() {
@@ -161,7 +238,7 @@ if want variants && [ -n "$steps" ]; then
 				i=$((i + 1))
 				[ "$c" = "$tip" ] && continue
 				files=$(kernel_files "$c~1" "$c")
-				[ -n "$files" ] && affects "$arch" "$files" || continue
+				{ [ -n "$files" ] && affects "$arch" "$files"; } || continue
 				objs=$(for f in $(grep '\.c$' <<<"$files" || true); do
 					if linked "$bdir" "${f%.c}.o"; then echo "${f%.c}.o"; fi
 				done | paste -sd' ')
@@ -209,6 +286,7 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 			BUILD_NAME=$arch-bisect TARGET=prepare \
 				"$TOP"/scripts/3-build-kernel.sh "$arch" "$ref" >/dev/null 2>&1 || true
 		fi
+		# shellcheck disable=SC2013 # kernel file names: words
 		for f in $(grep '\.c$' <<<"$touched"); do
 			obj=${f%.c}.o
 			# Only what this arch's config builds.
@@ -218,6 +296,7 @@ analyse() { # analyse REF OUTDIR: sparse + kernel-doc output per touched file
 		done
 	done
 	(exec 9>"$OUT/src.lock" && flock 9 && src_fill "$ref")
+	# shellcheck disable=SC2013 # kernel file names: words
 	for f in $(grep -E '\.[ch]$' <<<"$touched"); do
 		[ -f "$OUT/src/$f" ] || continue
 		"$OUT"/src/scripts/kernel-doc -none "$OUT/src/$f" 2>&1 | warnset >"$dir/kdoc-${f//\//_}" || true
@@ -235,9 +314,9 @@ if { want sparse || want kdoc; } && [ -n "$steps" ]; then
 	# for the files with warnings at the tip and no others (none, most
 	# of the time: a cold run then configures and prepares no base build
 	# dir for either arch).
-	touched=$(for f in $touched; do
-		for g in "$OUT"/lint/series/{sparse-x86_64,sparse-arm64,kdoc}-"${f//\//_}"; do
-			if [ -s "$g" ]; then echo "$f"; break; fi
+	touched=$(for tf in $touched; do
+		for g in "$OUT"/lint/series/{sparse-x86_64,sparse-arm64,kdoc}-"${tf//\//_}"; do
+			if [ -s "$g" ]; then echo "$tf"; break; fi
 		done
 	done)
 	# The base's warnings depend only on what goes into this key: they
@@ -252,8 +331,9 @@ if { want sparse || want kdoc; } && [ -n "$steps" ]; then
 		declare -f analyse warnset cfgdir linked kernel_files kmake src_fill src_checkout cross_compile
 		echo "$touched"
 		for arch in x86_64 arm64; do
-			for f in $(grep '\.c$' <<<"$touched"); do
-				! linked "$(cfgdir "$arch")" "${f%.c}.o" || echo "$arch $f"
+			# shellcheck disable=SC2013 # kernel file names: words
+			for cf in $(grep '\.c$' <<<"$touched"); do
+				! linked "$(cfgdir "$arch")" "${cf%.c}.o" || echo "$arch $cf"
 			done
 		done
 	} | sha256sum | cut -c1-16)

@@ -166,6 +166,7 @@ esac
 for k in $kernels; do
 	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "${k#*-}" >/dev/null
 done
+# shellcheck disable=SC2086 # $kernels: a list of words
 for arch in $(printf '%s\n' $kernels | cut -d- -f1 | sort -u); do
 	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
 done

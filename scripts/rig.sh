@@ -69,7 +69,7 @@ if built; then
 	echo "$entry"
 	exit 0
 fi
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # a list of package names
 apt_install rig $RIG_BUILD_DEPS
 B=$CACHE/rig-build
 mkdir -p "$CACHE/rig" "$B"

@@ -87,7 +87,8 @@ if [ -d "$TREE/.git" ]; then
 	else
 		bad "export round trip reproduces patches/"
 	fi
-	(
+	if (
+		# shellcheck disable=SC2012 # export's names; the first in ls's order
 		first=$(ls "$tmp/patches" | head -n 1)
 		if [ -n "$first" ]; then
 			sed -i '$ s/$/ /' "$tmp/patches/$first"
@@ -95,7 +96,11 @@ if [ -d "$TREE/.git" ]; then
 			echo x > "$tmp/patches/0001-stray.patch"
 		fi
 		! PATCHES_DIR=$tmp/patches "$TOP"/scripts/export.sh --check
-	) && ok "export check notices a changed patch" || bad "export check notices a changed patch"
+	); then
+		ok "export check notices a changed patch"
+	else
+		bad "export check notices a changed patch"
+	fi
 else
 	bad "export round trip: no tree (run make tree)"
 fi
@@ -170,6 +175,7 @@ touch -d '2 days ago' "$bt/cache/base-git/dead.Xk3b9Q"
 touch -d '13 days ago' "$bt/cache/base-git/recent13"
 touch "$bt/cache/base-git/busy.Qm2v7R"
 mkbase three
+# shellcheck disable=SC2012 # the entries that make tree made, counted
 if btree o5 && [ "$(ls "$bt/cache/base-git" | wc -l)" = 3 ] &&
 	[ -d "$bt/cache/base-git/recent13" ] && [ -d "$bt/cache/base-git/busy.Qm2v7R" ] &&
 	rm -rf "$bt/cache/base-git/recent13" "$bt/cache/base-git/busy.Qm2v7R" &&
@@ -178,6 +184,7 @@ if btree o5 && [ "$(ls "$bt/cache/base-git" | wc -l)" = 3 ] &&
 	[ -n "$(find "$bt/cache/base-git" -mindepth 1 -maxdepth 1 -mtime -1)" ]; then
 	ok "make tree prunes unused base cache entries and marks the one it uses"
 else
+	# shellcheck disable=SC2012 # the entries, listed for the message
 	bad "make tree prunes unused base cache entries: $(ls "$bt/cache/base-git" | tr '\n' ' ')"
 fi
 
@@ -214,8 +221,11 @@ if [ -d "$TREE/.git" ]; then
 	lintpatch "$tmp/lint-bad/0001-bad.patch" "/* a line that ends in white space */  "
 	g=$("$TOP"/scripts/lint.sh --only checkpatch --patches "$tmp/lint-good" | awk '$1 == "counts" { print $3 }')
 	b=$("$TOP"/scripts/lint.sh --only checkpatch --patches "$tmp/lint-bad" | awk '$1 == "counts" { print $3 }')
-	[ "$g" = 0 ] && [ "$b" = 1 ] && ok "lint fails a patch with a checkpatch warning" ||
+	if [ "$g" = 0 ] && [ "$b" = 1 ]; then
+		ok "lint fails a patch with a checkpatch warning"
+	else
 		bad "lint fails a patch with a checkpatch warning (good=$g bad=$b failures)"
+	fi
 fi
 
 # 5b. make lint: a patch without the Cc: lines get_maintainer.pl asks for
@@ -229,8 +239,36 @@ if [ -d "$TREE/.git" ]; then
 	} >"$tmp/cc-good/0001-good.patch"
 	g=$("$TOP"/scripts/lint.sh --only cc --patches "$tmp/cc-good" | awk '$1 == "counts" { print $3 }')
 	b=$("$TOP"/scripts/lint.sh --only cc --patches "$tmp/lint-good" | awk '$1 == "counts" { print $3 }')
-	[ "$g" = 0 ] && [ "$b" = 1 ] && ok "lint fails a patch without its maintainers' Cc: lines" ||
+	if [ "$g" = 0 ] && [ "$b" = 1 ]; then
+		ok "lint fails a patch without its maintainers' Cc: lines"
+	else
 		bad "lint fails a patch without its maintainers' Cc: lines (good=$g bad=$b failures)"
+	fi
+fi
+
+# 5c. make lint's checks of the harness's own code: a shell script with
+#     a finding of shellcheck's (an unquoted $1) fails the shell check,
+#     quoting the finding, and a Python file with an unused import fails
+#     the python check; the same files mended pass. The lists of files are
+#     the stand-ins' (LINT_SHELL_FILES, LINT_PYTHON_FILES), not the tree's.
+mkdir -p "$tmp/lint-code"
+# shellcheck disable=SC2016 # the stand-in's own $1
+printf '#!/bin/bash\necho $1\n' >"$tmp/lint-code/bad.sh"
+# shellcheck disable=SC2016 # the stand-in's own $1
+printf '#!/bin/bash\necho "$1"\n' >"$tmp/lint-code/good.sh"
+printf 'import os\n' >"$tmp/lint-code/bad.py"
+printf 'import os\nprint(os.sep)\n' >"$tmp/lint-code/good.py"
+lint_code() { # lint_code NAME: lint.sh's shell and python checks on NAME.sh, NAME.py
+	LINT_SHELL_FILES=$tmp/lint-code/$1.sh LINT_PYTHON_FILES=$tmp/lint-code/$1.py \
+		"$TOP"/scripts/lint.sh --only "shell python" 2>&1
+}
+g=$(lint_code good) b=$(lint_code bad)
+if grep -qx 'counts 2 0 0' <<<"$g" && grep -qx 'counts 0 2 0' <<<"$b" &&
+	grep -q '^FAIL lint shell: .*bad\.sh:2:6: .*\[SC2086\]' <<<"$b" &&
+	grep -q "^FAIL lint python: .*bad\.py:1:1: 'os' imported but unused" <<<"$b"; then
+	ok "lint fails a shell script with a shellcheck finding and an unused Python import"
+else
+	bad "lint fails a shell script with a shellcheck finding and an unused Python import (good: $(paste -sd'|' <<<"$g"); bad: $(paste -sd'|' <<<"$b"))"
 fi
 
 # 6. make lint: a series that breaks the build mid-way and mends it in the
@@ -325,16 +363,19 @@ newer() { # the files of $sc/src newer than 2001, sorted, on one line
 	(cd "$sc/src" && find . -type f ! -name .src-tree -newermt 2001-01-02 |
 		sed 's|^\./||' | sort | paste -sd' ')
 }
+# shellcheck disable=SC2012 # the test's own file names
+srcls() { ls "$sc/src" | paste -sd,; } # the files of $sc/src, on one line
 # (set -e, as in the build scripts: a step that fails ends the list.)
 r=$( (
 	set -e
+	# shellcheck disable=SC2030 # for this subshell only
 	OUT=$sc TREE=$sc/linux
 	src_checkout A "$sc/d"; echo "fresh:$(newer)"; src_built "$sc/d"
 	src_checkout A "$sc/d"; echo "same:$(newer)"
-	src_checkout B "$sc/d"; echo "B-failed:$(newer);$(cat "$sc/src/b.h")$(ls "$sc/src" | paste -sd,)"
-	src_checkout A "$sc/d"; echo "back:$(newer);$(cat "$sc/src/b.h")$(ls "$sc/src" | paste -sd,)"; src_built "$sc/d"
+	src_checkout B "$sc/d"; echo "B-failed:$(newer);$(cat "$sc/src/b.h")$(srcls)"
+	src_checkout A "$sc/d"; echo "back:$(newer);$(cat "$sc/src/b.h")$(srcls)"; src_built "$sc/d"
 	src_checkout A "$sc/d"; echo "built:$(newer)"
-	src_checkout B "$sc/d"; src_checkout C "$sc/d"; echo "deleted only:$(ls "$sc/src" | paste -sd,)"
+	src_checkout B "$sc/d"; src_checkout C "$sc/d"; echo "deleted only:$(srcls)"
 ) 2>&1 | paste -sd'|' || true)
 want='fresh:a.c b.h c.c|same:|B-failed:b.h;h2a.c,b.h|back:b.h c.c;h1a.c,b.h,c.c|built:|deleted only:b.h'
 if [ "$r" = "$want" ]; then
@@ -373,10 +414,12 @@ fi
 # 7f. words (lib.sh) splits options as a shell does (an empty word, last
 #     too, stays a word; nothing in a quote runs), and refuses an
 #     unmatched quote instead of dropping it.
+# shellcheck disable=SC2016 # a literal $(...) that words must not run
+lit='a$(false)b'
 if words w "--a 'b c' d\ e \"f\"" && [ "${#w[@]}" = 4 ] && [ "${w[1]}" = "b c" ] &&
 	[ "${w[2]}" = "d e" ] && [ "${w[3]}" = f ] && words w "" && [ "${#w[@]}" = 0 ] &&
 	words w "--x 'a\$(false)b' --append ''" && [ "${#w[@]}" = 4 ] &&
-	[ "${w[1]}" = 'a$(false)b' ] && [ -z "${w[3]}" ] &&
+	[ "${w[1]}" = "$lit" ] && [ -z "${w[3]}" ] &&
 	words w "a\\'\$(touch\${IFS}$tmp/words-ran)\\'b" && [ "${#w[@]}" = 1 ] &&
 	[ "${w[0]}" = "a'\$(touch\${IFS}$tmp/words-ran)'b" ] && [ ! -e "$tmp/words-ran" ] &&
 	! words w "--a 'b c" 2>/dev/null; then
@@ -601,6 +644,7 @@ t=$SECONDS rc=0
 "${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/hang.pid" \
 	"${boot[@]}" "$tmp/hang.log" --silence 10 --timeout 180 2>"$tmp/hang.err" || rc=$?
 t=$((SECONDS - t))
+# shellcheck disable=SC2031 # the top level's TREE: 7d set its own in a subshell
 v=$("$TOP"/scripts/5-results.py "$tmp/hang.log" --tree "$TREE" 2>&1 || true)
 if [ "$rc" = 123 ] && [ "$t" -le 60 ] && gone "$tmp/hang.pid" &&
 	grep -q '^### tlb-series: hang: console silent for [0-9]*s after: \[    1.612345\] clocksource' "$tmp/hang.log" &&
@@ -792,6 +836,7 @@ fi
 rm -rf "$tmp/hout/logs"
 printf '%s\n' 'x86_64/m|x86_64|mutants||||' 'x86_64/r|x86_64|series|||||--rig' >"$h/guest/boots"
 : >"$h/mutants/x.patch"
+# shellcheck disable=SC2016 # the stand-in's own $2
 printf '#!/bin/sh\n[ "$2" != mutants ] || sleep 8\n' >"$h/scripts/3-build-kernel.sh"
 mkdir -p "$tmp/hout/build/x86_64-mutants/arch/x86/boot"
 : >"$tmp/hout/build/x86_64-mutants/arch/x86/boot/bzImage"

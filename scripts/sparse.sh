@@ -37,6 +37,7 @@ if [ ! -x "$dest/bin/sparse" ]; then
 	curl -fsS -o "$w/$dsc" "${m%/}/$SPARSE_DSC"
 	echo "$SPARSE_DSC_SHA256  $w/$dsc" | sha256sum -c --quiet ||
 		die "sparse: $dsc does not match the pinned sha256"
+	# shellcheck disable=SC2013 # the .dsc's file names: words
 	for f in $(awk '/^Checksums-Sha256:/ { on = 1; next } /^[^ ]/ { on = 0 } on { print $3 }' "$w/$dsc"); do
 		curl -fsS -o "$w/$f" "${m%/}/$(dirname "$SPARSE_DSC")/$f"
 	done
