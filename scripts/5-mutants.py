@@ -33,12 +33,14 @@ def rows(path):
 
 
 def seen(logdir, r, qemu='tcg'):
-    if r['check'].startswith('herd7.'):
-        # A barrier mutant of the arm64 argument: the weakened litmus test
-        # must be allowed by Arm's model, as herd-check.sh checked.
-        name = 'litmus.' + r['check'][len('herd7.'):]
+    if r['check'].startswith('barrier.'):
+        # A compile-time barrier mutant of the arm64 ordering argument:
+        # barrier-stage.py compiled it and barrier-check.py must have failed
+        # the barrier the row names ("PASS mutant.ROW barrier.NAME -- caught:
+        # FAIL barrier.NAME -- ...").
+        name = f"mutant.{r['row']} {r['check']}"
         try:
-            with open(os.path.join(logdir, 'herd.verdict')) as f:
+            with open(os.path.join(logdir, 'barrier.verdict')) as f:
                 for line in f:
                     st, _, rest = line.partition(' ')
                     if rest.startswith(name + ' '):
@@ -113,7 +115,11 @@ def main():
            'A row marked "rig" is one that only the tagged-TLB rig (a test-only',
            'QEMU whose TLB keeps translations per PCID, SVM ASID and arm64 ASID)',
            'can catch: its check must pass on stock TCG with the mutant on, and',
-           'catch the mutant on the rig.', '',
+           'catch the mutant on the rig.  A barrier row\'s mutant is compiled',
+           'in (`#ifdef TLB_MUTANT_...`, never booted) and caught when the',
+           'check of the disassembly (`scripts/barrier-check.py`) fails the',
+           'barrier the row names; the litmus tests behind each barrier are',
+           'herd7\'s verdicts, not rows.', '',
            '| mutant | part | breaks | boot | caught by | result |',
            '|---|---|---|---|---|---|']
     for r in rows(matrix):
@@ -142,6 +148,9 @@ def main():
             breaks = r['why']
         boot = ' '.join(filter(None, (r['arch'], r['append'])))
         boot += ', rig and stock TCG' if r['qemu'] == 'rig' else ''
+        if r['check'].startswith('barrier.'):
+            boot = f"{r['arch']}, compiled with -DTLB_MUTANT_..., no boot"
+            by = f"`{r['check']}` of scripts/barrier-check.py on the disassembly"
         out.append(f"| {r['row']} | {r['part']} | {breaks} | {boot} | {by} | {res} |")
     out += controls(logdir)
     print('\n'.join(out))

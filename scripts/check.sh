@@ -13,7 +13,8 @@ mkdir -p "$LOGS"
 P=0 F=0 S=0
 declare -A bg_pid=() # background stages (bg_start, below)
 # Background stages: herd7 (built from source where it is missing,
-# about 5 min, then its checks), the tagged-TLB rig (rig_stage, below),
+# about 5 min, then its checks), the arm64 barrier check (once the arm64
+# series kernel is built), the tagged-TLB rig (rig_stage, below),
 # the lint checks that need no kernel build (checkpatch, Cc:,
 # MAINTAINERS, shellcheck and pyflakes3 on the harness; and the sparse
 # build), the harness self-tests. Each runs at a lower priority beside the
@@ -456,6 +457,14 @@ for arch in "${arches[@]}"; do
 	gate "tests $arch" "${nice[@]}" "$TOP"/scripts/3-build-tests.sh "$arch" series |
 		tee -a "$LOGS/harness.verdict" | tally || no_more_boots
 	touch "$LOGS/.built-$arch-series"
+	# The arm64 barrier check (scripts/barrier-check.py): the series'
+	# compiled switch-in, flush and rollover code has each barrier the
+	# litmus tests model, and each compile-time barrier mutant of the
+	# matrix (barrier.NAME rows, built by barrier-stage.py from the
+	# series build's commands) fails the barrier it removes.
+	[ "$arch" != arm64 ] ||
+		bg_start barrier "$TOP"/scripts/barrier-stage.py "$TREE" "$OUT/build/arm64-series" \
+			"$TOP/mutants/matrix" "$([ -n "$have_mutants" ] && echo mutants || echo series)"
 	if [ ${#lane_pids[@]} = 0 ]; then
 		start_lanes
 		nice=(nice -n 10)
@@ -487,6 +496,8 @@ if ! skipped selftest; then
 fi
 log "check: herd7 litmus tests"
 collect herd
+log "check: arm64 barriers in the compiled code"
+collect barrier
 log "check: the tagged-TLB rig"
 collect rig
 # A rig stage that ended without saying (killed): its boots wait no more.

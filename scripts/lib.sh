@@ -242,9 +242,10 @@ matrix_rows() {
 	local row arch append check evidence qemu order
 	while IFS='|' read -r row _ _ arch append check evidence _ qemu _; do
 		case $row in '' | '#'*) continue ;; esac
-		# "-": not observable here; herd7 rows: run by herd-check.sh;
-		# boot rows: a boot of their own in guest/boots.
-		case $check in - | herd7.* | boot) continue ;; esac
+		# "-": not observable here; barrier rows: compiled and checked
+		# by barrier-stage.py; boot rows: a boot of their own in
+		# guest/boots.
+		case $check in - | barrier.* | boot) continue ;; esac
 		case $check in
 		kunit.*) order=0 ;;
 		kvm.*) order=1 ;;
@@ -300,7 +301,7 @@ bad_matrix_rows() {
 		case ${qemu:-tcg} in
 		tcg) ;;
 		rig)
-			case $check in - | herd7.* | boot)
+			case $check in - | barrier.* | boot)
 				echo "$arch/mutant/$row|qemu rig, but its check \"$check\" is no test a rig boot runs" ;;
 			esac
 			;;

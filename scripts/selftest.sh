@@ -486,6 +486,8 @@ pcid-caught|pcid-caught|p|x86_64|x=1|mm.tlb_coherency_short|stale=[1-9]|rig row,
 b|b|p|arm64||kunit.s.c|-|empty qemu column|
 bad|bad|p|arm64||mm.x|y|typo|rgi
 nocheck|nocheck|p|arm64||-||not observable|rig
+bar|bar|p|arm64||barrier.switch-sb|-|barrier row|tcg
+bar2|bar2|p|arm64||barrier.switch-rwc|-|barrier row, wrong barrier failed|tcg
 EOM
 printf '%s\n' 'x86_64/rig/mutants/x|x86_64|mutants|||x=1||--pin --rig' >"$mq/guest/boots"
 got=$(TOP=$mq matrix_rows | paste -sd' ')
@@ -504,7 +506,19 @@ rr=$td/results
 cp "$rr/rig-rows.expect" "$mq/logs/x86_64_rig_mutant_pcid-stale.log.verdict"
 cp "$rr/rig-rows-tcg.expect" "$mq/logs/x86_64_mutant_pcid-stale.log.verdict"
 cp "$rr/rig-rows-tcg@caught.expect" "$mq/logs/x86_64_mutant_pcid-caught.log.verdict"
+# A barrier row (barrier-stage.py's verdicts) is caught only by its own
+# line, which names the barrier that failed; it is no boot row.
+cat >"$mq/logs/barrier.verdict" <<'EOM'
+PASS mutant.bar barrier.switch-sb -- caught: FAIL barrier.switch-sb -- x
+FAIL mutant.bar2 barrier.switch-rwc -- not caught: barrier.switch-rwc passed
+EOM
 md=$("$TOP"/scripts/5-mutants.py "$mq/mutants/matrix" "$mq/logs" 2>&1 || true)
+if grep -qF '| bar | p | barrier row | arm64, compiled with -DTLB_MUTANT_..., no boot | `barrier.switch-sb` of scripts/barrier-check.py on the disassembly | caught (caught: FAIL barrier.switch-sb -- x) |' <<<"$md" &&
+	grep -qF '| bar2 | p | barrier row, wrong barrier failed | arm64, compiled with -DTLB_MUTANT_..., no boot | `barrier.switch-rwc` of scripts/barrier-check.py on the disassembly | NOT CAUGHT (not caught: barrier.switch-rwc passed) |' <<<"$md"; then
+	ok "results/mutants.md: a barrier row is caught only by its own barrier's FAIL"
+else
+	bad "results/mutants.md for barrier rows: $(grep bar <<<"$md" | tr '\n' ' ')"
+fi
 # shellcheck disable=SC2016 # markdown's backquotes
 if grep -qF '| pcid-stale | p | rig row | x86_64, rig and stock TCG | `mm.tlb_coherency_short` /stale=[1-9]/ on the rig | passes on stock TCG (evidence: `mm.tlb_coherency_short` passed with its mutant on: "# tlb_coherency: reads=4200000 faults=5000 stale=0"), caught on the rig (caught, as it must be: "stale=1") |' <<<"$md" &&
 	grep -qF '| pcid-caught | p | rig row, stock catches it too | x86_64 x=1, rig and stock TCG | `mm.tlb_coherency_short` /stale=[1-9]/ on the rig | DOES NOT PASS on stock TCG, so not a rig-only row (failed (FAIL) with its mutant on, where it must pass (stock TCG): not a row only the rig can catch: "stale=3"), not run on the rig |' <<<"$md" &&
