@@ -63,11 +63,41 @@ def check(dpath, rows):
     return nd, fails
 
 
+def summary(dpath, rows):
+    """One line per part: its decisions and how their rows are checked."""
+    parts = {}
+    for _, d, err in decisions(dpath):
+        if err:
+            continue
+        parts.setdefault(d['part'], [0, set()])
+        parts[d['part']][0] += 1
+        for name in names(d['rows']):
+            parts[d['part']][1].update(expand(name, rows))
+    out = []
+    for part, (nd, rs) in parts.items():
+        kinds = {}
+        for r in rs:
+            c, q = rows[r]['check'], rows[r]['qemu']
+            k = ('not observable here' if c == '-' else
+                 'a barrier check of the compiled code' if c.startswith('barrier.') else
+                 'a boot that must hang' if c == 'boot' else
+                 'KUnit' if c.startswith('kunit.') else
+                 'the tagged-TLB rig only' if q == 'rig' else
+                 'a selftest on stock TCG')
+            kinds[k] = kinds.get(k, 0) + 1
+        how = ', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))
+        out.append(f"{part}: {nd} decision{'s' * (nd != 1)}, "
+                   f"{len(rs)} row{'s' * (len(rs) != 1)} ({how})")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('decisions')
     ap.add_argument('matrix')
     ap.add_argument('--md', metavar='LOGDIR')
+    ap.add_argument('--summary', action='store_true',
+                    help='one line per part: decisions and rows, by kind')
     args = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location(
@@ -77,6 +107,9 @@ def main():
     mrows = list(m.rows(args.matrix))
     rows = {r['row']: r for r in mrows}
     nd, fails = check(args.decisions, rows)
+    if args.summary:
+        print('\n'.join(summary(args.decisions, rows)))
+        return 0
     if args.md:
         out = ['# Flush decisions and their mutation-matrix rows', '',
                'Every flush decision of the series (`mutants/decisions`), the',
@@ -84,7 +117,8 @@ def main():
                'last `make check` saw of each row (`results/mutants.md` has',
                'the evidence).  A row with check "-" says why nothing here can',
                'observe it; a rig row is caught only on the tagged-TLB rig.', '',
-               '| patch | part | decision | rows |', '|---|---|---|---|']
+               ] + [f'- {line}' for line in summary(args.decisions, rows)] + [
+               '', '| patch | part | decision | rows |', '|---|---|---|---|']
         for _, d, err in decisions(args.decisions):
             if err:
                 continue
