@@ -1,6 +1,7 @@
 #!/bin/bash
 # Step 3b: build the guest userspace for one arch: static kselftests and
-# KVM selftests from the tree at REF, Debian's busybox-static, guest/init.
+# KVM selftests from the tree at REF, Debian's busybox-static and
+# bash-static, guest/init.
 #   3-build-tests.sh ARCH REF     -> prints the initramfs path
 # Needs the kernel build dir of ARCH-REF (for its uapi headers).
 . "$(dirname "$0")/lib.sh"
@@ -32,17 +33,34 @@ mkdir -p "$tdir/bin"
 # Binaries named by guest/tests.list: an id mm.* or kvm.* says which
 # selftest directory builds it, bench.* that it is the harness's own
 # guest/bench/NAME.c (benchmarks, not tests); the command's first ./word
-# names the binary.
-mm=() kvm=() bench=()
+# names the binary. An mm command may start with a script of the mm
+# selftests (./ksft_tlb.sh, the entry point kselftest CI runs): it is
+# copied with run_vmtests.sh, and the binaries run_vmtests.sh runs for
+# the category that "run_vmtests.sh -t CAT" names (in the command or in
+# the script) are built.
+mmsrc=$src/tools/testing/selftests/mm
+mm=() mm_sh=() mm_cat=() kvm=() bench=()
 while IFS='|' read -r id _ _ cmd; do
-	bin=$(grep -o '\./[A-Za-z0-9_-]*' <<<"$cmd" | head -n 1 | cut -c3-)
-	case $id in
+	bin=$(grep -o '\./[A-Za-z0-9_.-]*' <<<"$cmd" | head -n 1 | cut -c3-)
+	case $id:$bin in
+	mm.*:*.sh)
+		mm_sh+=("$bin" run_vmtests.sh)
+		mm_cat+=("$({ echo "$cmd"; cat "$mmsrc/$bin"; } |
+			sed -n 's/.*run_vmtests\.sh -t \([A-Za-z0-9_-]*\).*/\1/p')")
+		;;
 	mm.*) mm+=("$tdir/mm/$bin") ;;
 	kvm.*) [ "$arch" = x86_64 ] && kvm+=("$tdir/kvm/x86/$bin") ;;
 	bench.*) bench+=("$bin") ;;
 	esac
 done < <(grep -v '^#' "$TOP/guest/tests.list")
+while read -r c; do
+	mapfile -t b < <(sed -En "s/^CATEGORY=\"$c\" run_test \\.\/([A-Za-z0-9_-]+)( .*)?$/\\1/p" \
+		"$mmsrc/run_vmtests.sh")
+	[ ${#b[@]} -gt 0 ] || die "tests $arch: run_vmtests.sh runs no binary of category $c"
+	mm+=("${b[@]/#/$tdir/mm/}")
+done < <(printf '%s\n' "${mm_cat[@]}" | sort -u | grep .)
 mapfile -t mm < <(printf '%s\n' "${mm[@]}" | sort -u)
+mapfile -t mm_sh < <(printf '%s\n' "${mm_sh[@]}" | sort -u | grep . || true)
 mapfile -t kvm < <(printf '%s\n' "${kvm[@]}" | sort -u | grep . || true)
 sel() {
 	make -s -C "$src/tools/testing/selftests/$1" OUTPUT="$tdir/$1" \
@@ -56,6 +74,9 @@ mkdir -p "$tdir/mm" "$tdir/kvm"
 [ ${#mm[@]} -eq 0 ] || sel mm "${mm[@]}"
 [ ${#kvm[@]} -eq 0 ] || sel kvm "${kvm[@]}"
 cp "${mm[@]}" "${kvm[@]}" "$tdir/bin/"
+rm -rf "$tdir/sh"
+mkdir -p "$tdir/sh"
+[ ${#mm_sh[@]} -eq 0 ] || cp "${mm_sh[@]/#/$mmsrc/}" "$tdir/sh/"
 mkdir -p "$tdir/bench"
 for b in $(printf '%s\n' "${bench[@]}" | sort -u); do
 	ccache "${cc}gcc" -O2 -Wall -static -pthread -o "$tdir/bench/$b" \
@@ -84,14 +105,35 @@ if [ ! -x "$bb" ]; then
 	rm -rf "$x" "$deb"
 fi
 
+# Debian's bash-static for the guest arch: run_vmtests.sh, which
+# kselftest CI runs for mm (ksft_*.sh), is a bash script. Not pinned, as
+# busybox is not: the version fetched is kept beside it and logged.
+bash=$CACHE/bash-$deb_arch
+if [ ! -x "$bash" ] || [ ! -s "$bash.version" ]; then
+	log "tests $arch: fetching bash-static:$deb_arch"
+	"$TOP"/scripts/apt-private.sh update
+	"$TOP"/scripts/apt-private.sh download "bash-static:$deb_arch"
+	deb=$(find "$("$TOP"/scripts/apt-private.sh path)" -name "bash-static_*_$deb_arch.deb" \
+		-printf '%T@ %p\n' | sort -n | tail -n 1 | cut -d' ' -f2-)
+	x=$(mktemp -d)
+	dpkg-deb -x "$deb" "$x"
+	cp "$(find "$x" -path "*/bin/bash-static" -type f | head -n 1)" "$bash.tmp"
+	dpkg-deb -f "$deb" Version > "$bash.version.tmp"
+	mv "$bash.tmp" "$bash" && mv "$bash.version.tmp" "$bash.version"
+	rm -rf "$x" "$deb"
+fi
+log "tests $arch: bash-static $(cat "$bash.version") ($deb_arch)"
+
 root=$tdir/root
 rm -rf "$root"
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,tests/bin}
 cp "$bb" "$root/bin/busybox"
+cp "$bash" "$root/bin/bash"
 cp "$TOP/guest/init" "$root/init"
 chmod +x "$root/init"
 cp "$tdir"/bin/* "$root/tests/bin/"
 "${cc}strip" "$root"/tests/bin/*
+[ ${#mm_sh[@]} -eq 0 ] || cp "${mm_sh[@]/#/$tdir/sh/}" "$root/tests/bin/"
 grep -v '^#' "$TOP/guest/tests.list" > "$root/tests/list"
 grep -v "^#" "$TOP/mutants/matrix" > "$root/tests/matrix"
 img=$OUT/initramfs-$arch.cpio.gz
