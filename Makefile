@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check test bench lint selftest repro-hv-shadow repro-mremap repro-watchdog rig-base clean
+.PHONY: all deps base tree export build tests check test bench lint selftest kunit repro-hv-shadow repro-mremap repro-watchdog rig-base clean
 
 all: check
 
@@ -36,6 +36,12 @@ check: deps
 # KUnit, kselftests, the mutation matrix and herd7.
 test: deps
 	@CHECK_SKIP="selftest lint" $(S)/check.sh
+
+# Each .kunitconfig of the series through the kernel's own kunit.py, in
+# its own small kernel under QEMU (results/kunit.md); make check runs it
+# too.
+kunit: deps
+	@$(S)/kunit.sh
 
 bench: deps
 	@$(S)/bench.sh

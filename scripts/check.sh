@@ -427,6 +427,9 @@ bg_start rig rig_stage
 
 log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || finish
+# Each .kunitconfig of the series through kunit.py (scripts/kunit.sh:
+# its own small kernel, beside the builds; make kunit runs it alone).
+skipped kunit || bg_start kunit "$TOP"/scripts/kunit.sh
 
 # stage NAME CMD...: a step that prints verdict lines and a counts line;
 # without its counts line (it died), it is one failure more.
@@ -498,6 +501,10 @@ log "check: herd7 litmus tests"
 collect herd
 log "check: arm64 barriers in the compiled code"
 collect barrier
+if ! skipped kunit; then
+	log "check: kunit.py"
+	collect kunit
+fi
 log "check: the tagged-TLB rig"
 collect rig
 # A rig stage that ended without saying (killed): its boots wait no more.
