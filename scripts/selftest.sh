@@ -513,6 +513,7 @@ PASS mutant.bar barrier.switch-sb -- caught: FAIL barrier.switch-sb -- x
 FAIL mutant.bar2 barrier.switch-rwc -- not caught: barrier.switch-rwc passed
 EOM
 md=$("$TOP"/scripts/5-mutants.py "$mq/mutants/matrix" "$mq/logs" 2>&1 || true)
+# shellcheck disable=SC2016 # literal backquotes of the markdown table
 if grep -qF '| bar | p | barrier row | arm64, compiled with -DTLB_MUTANT_..., no boot | `barrier.switch-sb` of scripts/barrier-check.py on the disassembly | caught (caught: FAIL barrier.switch-sb -- x) |' <<<"$md" &&
 	grep -qF '| bar2 | p | barrier row, wrong barrier failed | arm64, compiled with -DTLB_MUTANT_..., no boot | `barrier.switch-rwc` of scripts/barrier-check.py on the disassembly | NOT CAUGHT (not caught: barrier.switch-rwc passed) |' <<<"$md"; then
 	ok "results/mutants.md: a barrier row is caught only by its own barrier's FAIL"
@@ -779,10 +780,11 @@ cp -a "$TOP/scripts" "$TOP/base.conf" "$h/"
 cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$h/guest/"
 echo 'x86_64/series|x86_64|series||||' >"$h/guest/boots"
 : >"$h/mutants/matrix"
+: >"$h/mutants/decisions"
 for st in 2-tree.sh 3-build-kernel.sh 3-build-tests.sh herd.sh sparse.sh; do
 	printf '#!/bin/sh\nexit 0\n' >"$h/scripts/$st"
 done
-for st in selftest.sh lint.sh herd-check.sh; do
+for st in selftest.sh lint.sh herd-check.sh kunit.sh barrier-stage.py; do
 	printf '#!/bin/sh\necho "PASS stand-in %s"\necho "counts 1 0 0"\n' "$st" >"$h/scripts/$st"
 done
 # The rig: "built" at once (an entry with no binaries: QEMU_CMD is the
