@@ -521,7 +521,7 @@ else
 	bad "results/mutants.md for barrier rows: $(grep bar <<<"$md" | tr '\n' ' ')"
 fi
 # shellcheck disable=SC2016 # markdown's backquotes
-if grep -qF '| pcid-stale | p | rig row | x86_64, rig and stock TCG | `mm.tlb_coherency_short` /stale=[1-9]/ on the rig | passes on stock TCG (evidence: `mm.tlb_coherency_short` passed with its mutant on: "# tlb_coherency: reads=4200000 faults=5000 stale=0"), caught on the rig (caught, as it must be: "stale=1") |' <<<"$md" &&
+if grep -qF '| pcid-stale | p | rig row | x86_64, rig and stock TCG | `mm.tlb_coherency_short` /stale=[1-9]/ on the rig | passes on stock TCG (evidence: `mm.tlb_coherency_short` passed with its mutant on: "# tlb_coherency: reads=4200000 faults=5000 stale=0"), caught on the rig (caught, as it must be: "# tlb_coherency: mode=default reads=4200000 faults=5000 stale=17") |' <<<"$md" &&
 	grep -qF '| pcid-caught | p | rig row, stock catches it too | x86_64 x=1, rig and stock TCG | `mm.tlb_coherency_short` /stale=[1-9]/ on the rig | DOES NOT PASS on stock TCG, so not a rig-only row (failed (FAIL) with its mutant on, where it must pass (stock TCG): not a row only the rig can catch: "stale=3"), not run on the rig |' <<<"$md" &&
 	grep -qF '| a | p | tcg row | x86_64 | `mm.tlb_coherency_short` /stale=[1-9]/ | not run |' <<<"$md"; then
 	ok "results/mutants.md: a rig row passes on stock TCG and is caught on the rig, with both evidences"
