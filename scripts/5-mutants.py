@@ -79,9 +79,9 @@ def evidence(logdir):
            '(`mutants/matrix`), in full: the stale-read count of each mode,',
            'the selftest\'s assert message.  For a rig row in its stock TCG',
            'boot (tag ARCH/mutant/ROW, where it must pass), the lines with',
-           'the regex\'s literal start ("stale=0").  A KUnit row\'s evidence',
-           'is its named case\'s failure, in the row\'s verdict line',
-           '(`results/mutants.md`).', '']
+           'the regex\'s literal start ("stale=0").  For a KUnit row, its',
+           'named case\'s failed expectations ("EXPECTATION FAILED at ...")',
+           'and what each expected.', '']
     try:
         names = sorted(os.listdir(logdir))
     except OSError:

@@ -250,6 +250,7 @@ def parse(args):
     return {
         'log': os.path.abspath(args.log),
         'kunit': kunit_parse(args.tree, kernel_part),
+        'kernel_lines': kernel_part,
         'kselftest': kself,
         'outputs': outputs,
         'requested': requested_tests(raw),
@@ -363,6 +364,22 @@ def verdict(res, args, v):
             seen.add(name)
             if t['status'] == 'FAIL':
                 st, why = 'PASS', 'caught: the named case failed, as it must'
+                # Its failed expectations, for results/evidence.md: each
+                # "CASE: EXPECTATION FAILED at ..." line and the lines that
+                # say what was expected, up to a blank or result line.
+                case = name.rsplit('.', 1)[-1] + ': '
+                kl = res.get('kernel_lines', [])
+                ev = []
+                for i, line in enumerate(kl):
+                    if case in line and 'FAILED' in line:
+                        ev.append(line.strip())
+                        for more in kl[i + 1:i + 5]:
+                            if not more.strip() or 'FAILED' in more or \
+                                    re.match(r'\s*(not )?ok \d+ ', more):
+                                break
+                            ev.append('  ' + more.strip())
+                for line in ev[:30]:
+                    print(f'evidence {v.tag} {name}: {line[:300]}', flush=True)
             else:
                 st, why = 'FAIL', f'expected to fail on this kernel but {t["status"]}'
         v.item(st, name, why)
