@@ -69,6 +69,19 @@ def seen(logdir, r, qemu='tcg'):
     return ('not run', '')
 
 
+def verdict_files(logdir, part=''):
+    """(file name, lines) of each TAG.log.verdict in LOGDIR whose name has
+    PART, by name."""
+    try:
+        names = sorted(os.listdir(logdir))
+    except OSError:
+        names = []
+    for n in names:
+        if part in n and n.endswith('.log.verdict'):
+            with open(os.path.join(logdir, n)) as f:
+                yield n, [line.rstrip('\n') for line in f]
+
+
 def evidence(logdir):
     """Every row's evidence lines (5-results.py prints each output line
     that matched the row's evidence as "evidence TAG CHECK: LINE"), by
@@ -82,15 +95,8 @@ def evidence(logdir):
            'the regex\'s literal start ("stale=0").  For a KUnit row, its',
            'named case\'s failed expectations ("EXPECTATION FAILED at ...")',
            'and what each expected.', '']
-    try:
-        names = sorted(os.listdir(logdir))
-    except OSError:
-        names = []
-    for n in names:
-        if not n.endswith('.log.verdict'):
-            continue
-        with open(os.path.join(logdir, n)) as f:
-            lines = [line.rstrip('\n') for line in f if line.startswith('evidence ')]
+    for _, lines in verdict_files(logdir):
+        lines = [line for line in lines if line.startswith('evidence ')]
         if not lines:
             continue
         tag = lines[0].split(' ', 2)[1]
@@ -161,25 +167,18 @@ def controls(logdir):
     with every mutant off before any row (guest/init run_control), tag
     BOOT/control/CHECK; each must pass."""
     found = []
-    try:
-        names = sorted(os.listdir(logdir))
-    except OSError:
-        names = []
-    for n in names:
-        if '_control_' not in n or not n.endswith('.log.verdict'):
-            continue
+    for _, lines in verdict_files(logdir, '_control_'):
         tag, p, f, why = None, 0, 0, ''
-        with open(os.path.join(logdir, n)) as fh:
-            for line in fh:
-                st, _, rest = line.partition(' ')
-                if st not in ('PASS', 'FAIL'):
-                    continue
-                tag = tag or rest.split(' ', 1)[0]
-                if st == 'PASS':
-                    p += 1
-                else:
-                    f += 1
-                    why = why or rest.strip()
+        for line in lines:
+            st, _, rest = line.partition(' ')
+            if st not in ('PASS', 'FAIL'):
+                continue
+            tag = tag or rest.split(' ', 1)[0]
+            if st == 'PASS':
+                p += 1
+            else:
+                f += 1
+                why = why or rest.strip()
         if tag:
             boot, _, check = tag.partition('/control/')
             res = f'passed ({p} verdicts)' if not f else f'FAILED: {why}'

@@ -291,9 +291,31 @@ class Verdict:
         print(f'{status} {self.tag} {name}{" -- " + why if why else ""}',
               flush=True)
 
+    def evidence(self, name, lines, limit=20):
+        """Lines of a row's evidence: "evidence TAG NAME: LINE", which the
+        counts ignore and results/evidence.md collects."""
+        for line in lines[:limit]:
+            print(f'evidence {self.tag} {name}: {line[:300]}', flush=True)
+
     def done(self):
         c = self.counts
         print(f"counts {c['PASS']} {c['FAIL']} {c['SKIP']}", flush=True)
+
+
+def kunit_failures(lines, case):
+    """The failed expectations of KUnit case CASE in LINES: each "CASE:
+    ... FAILED at ..." line and the lines that say what was expected, up
+    to a blank or result line."""
+    out = []
+    for i, line in enumerate(lines):
+        if case + ': ' in line and 'FAILED' in line:
+            out.append(line.strip())
+            for more in lines[i + 1:i + 5]:
+                if not more.strip() or 'FAILED' in more or \
+                        re.match(r'\s*(not )?ok \d+ ', more):
+                    break
+                out.append('  ' + more.strip())
+    return out
 
 
 def read_known(path):
@@ -364,22 +386,8 @@ def verdict(res, args, v):
             seen.add(name)
             if t['status'] == 'FAIL':
                 st, why = 'PASS', 'caught: the named case failed, as it must'
-                # Its failed expectations, for results/evidence.md: each
-                # "CASE: EXPECTATION FAILED at ..." line and the lines that
-                # say what was expected, up to a blank or result line.
-                case = name.rsplit('.', 1)[-1] + ': '
-                kl = res.get('kernel_lines', [])
-                ev = []
-                for i, line in enumerate(kl):
-                    if case in line and 'FAILED' in line:
-                        ev.append(line.strip())
-                        for more in kl[i + 1:i + 5]:
-                            if not more.strip() or 'FAILED' in more or \
-                                    re.match(r'\s*(not )?ok \d+ ', more):
-                                break
-                            ev.append('  ' + more.strip())
-                for line in ev[:30]:
-                    print(f'evidence {v.tag} {name}: {line[:300]}', flush=True)
+                v.evidence(name, kunit_failures(res.get('kernel_lines', []),
+                                                name.rsplit('.', 1)[-1]), 30)
             else:
                 st, why = 'FAIL', f'expected to fail on this kernel but {t["status"]}'
         v.item(st, name, why)
@@ -415,8 +423,7 @@ def verdict(res, args, v):
                          if args.evidence and re.search(args.evidence, o)]
                 v.item('PASS', name, 'caught, as it must be' +
                        (f': "{(lines or [m.group(0)])[0][:200]}"' if m else ''))
-                for o in lines[:20]:
-                    print(f'evidence {v.tag} {name}: {o[:300]}', flush=True)
+                v.evidence(name, lines)
         elif name in must_pass:
             # A rig row's check on stock TCG: with the mutant on it must
             # pass (a skip shows nothing), or stock TCG catches the mutant
@@ -435,8 +442,7 @@ def verdict(res, args, v):
                        (f': "{last[:200]}"' if last else ''))
                 # Every line with the evidence's literal start (each
                 # mode's "stale=0"), for results/evidence.md.
-                for o in [o.strip() for o in out if lit and lit in o][:20]:
-                    print(f'evidence {v.tag} {name}: {o[:300]}', flush=True)
+                v.evidence(name, [o.strip() for o in out if lit and lit in o])
             elif t['status'] == 'SKIP':
                 v.item('FAIL', name, 'skipped itself with its mutant on, where it must pass')
             else:

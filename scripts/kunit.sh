@@ -102,9 +102,7 @@ for f in "${files[@]}"; do
 	log "kunit: $f on $arch ($qargs)"
 	t=$(date +%s)
 	rc=0
-	(cd "$SRC" && CCACHE_DEPEND=${CCACHE_DEPEND:-1} CCACHE_BASEDIR=$OUT \
-		CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G} \
-		python3 "${cmd[@]}") >"$LOGS/$name.log" 2>&1 || rc=$?
+	(cd "$SRC" && with_ccache python3 "${cmd[@]}") >"$LOGS/$name.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t))
 	cp "$bdir/test.log" "$LOGS/$name.console.log" 2>/dev/null || true
 	# One verdict per case from kunit.py's JSON; a skip's reason from

@@ -187,10 +187,15 @@ kmake() {
 	# once, not the preprocessor and then the compiler (README: 0.83-0.89
 	# of the time on a 12-object sample). A header change misses even where preprocessing
 	# would show it irrelevant: no kernel built here relies on that.
+	with_ccache make -s -C "$OUT/src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
+		CC="ccache ${cc}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
+}
+# with_ccache CMD...: CMD with the harness's ccache settings (kmake's, and
+# kunit.sh's kunit.py builds).
+with_ccache() {
 	CCACHE_DEPEND=${CCACHE_DEPEND:-1} \
 	CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G} \
-		make -s -C "$OUT/src" O="$bdir" ARCH="$arch" CROSS_COMPILE="$cc" \
-		CC="ccache ${cc}gcc" HOSTCC="ccache gcc" -j"$JOBS" "$@"
+		"$@"
 }
 
 lock_out() { # one make check, bench, repro or lint at a time per $OUT
