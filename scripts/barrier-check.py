@@ -54,10 +54,22 @@ search over every path of that graph between named anchors:
   pin-dsb (no litmus test; the switch-sb shape, patch 16):
     arm64_mm_context_get(): every path from its store to active_cpu to a
     return passes a DSB that completes stores.
+  local-complete (no litmus test: completion of a local TLBI): in the
+    flush functions below, every path from a non-shareable TLBI to a
+    return or a branch out passes a DSB (DSB NSH is the one).
+  batch-complete (no litmus test; patch 18): try_to_unmap_flush() in
+    mm/rmap.o (arch_tlbbatch_flush() inlined): every path from the entry
+    to a return that stores anything (the batch's flags; stores to the
+    stack do not count) passes a DSB, DSB ISH for a batch that
+    broadcast, DSB NSH for an all-local one.
+  walk-op (no litmus test; patch 17's __tlbi_user_op()): the out-of-line
+    flush_tlb_range() copy in mm/pgtable-generic.o, which is called after
+    page tables are freed and passes no TLBF_NOWALKCACHE, has local
+    TLBIs and none of them is last-level only (VALE1, RVALE1).
 
 Flush functions: dup_mmap() in mm/mmap.o (flush_tlb_mm() inlined),
 ptep_clear_flush() (__flush_tlb_page()) and __flush_tlb_range*() in
-mm/pgtable-generic.o (the range path).
+mm/pgtable-generic.o (the range path: flush_tlb_range(), out of line).
 
 What it cannot check: values.  It does not know which branch is taken on
 which value, so "the early return is the case where the state names this
@@ -83,7 +95,12 @@ OBJDUMP = os.environ.get('OBJDUMP', 'aarch64-linux-gnu-objdump')
 CONTEXT = 'arch/arm64/mm/context.o'
 FLUSH = [('mm/mmap.o', 'dup_mmap'), ('mm/pgtable-generic.o', 'ptep_clear_flush'),
          ('mm/pgtable-generic.o', '__flush_tlb_range*')]
+# flush_tlb_range(), which pmdp_collapse_flush() and the other THP helpers
+# call after freeing or replacing a table: out of line, TLBF_NONE.
+FREED = ('mm/pgtable-generic.o', '__flush_tlb_range.constprop*')
+BATCH = ('mm/rmap.o', 'try_to_unmap_flush')
 LOCAL_TLBI = {'aside1', 'vale1', 'vae1', 'rvae1', 'rvale1'}
+LEAF_TLBI = {'vale1', 'rvale1'}
 DSB_STORE = {'ish', 'ishst', 'sy', 'st'}   # completes earlier stores
 DSB_LOAD = {'ish', 'ishld', 'sy', 'ld'}    # completes earlier loads
 WMB = {('dmb', 'ishst'), ('dmb', 'ish'), ('dmb', 'sy'), ('dmb', 'st')}
@@ -307,6 +324,9 @@ class Checker:
         self.rollover_wmb(ctx)
         self.pin_dsb()
         self.flush()
+        self.local_complete()
+        self.batch_complete()
+        self.walk_op()
         p = sum(line.startswith('PASS') for line in self.lines)
         return self.lines + [f'counts {p} {len(self.lines) - p} 0']
 
@@ -457,8 +477,8 @@ class Checker:
                                            else 'reaches a return or call without DSB'))
 
     def flush(self):
-        lit = {'flush-dsb': 'flush-sb, flush-sb-nodsb, switch-sb',
-               'flush-look': 'flush-sb, switch-sb'}
+        lit = {'flush-dsb': 'switch-sb, flush-sb-nodsb, flush-sb-ishld',
+               'flush-look': 'switch-sb'}
         res = {'flush-dsb': [], 'flush-look': []}
         bad = {'flush-dsb': [], 'flush-look': []}
         for rel, pat in FLUSH:
@@ -477,7 +497,7 @@ class Checker:
             if bad[k]:
                 self.verdict(False, k, lit[k], '; '.join(bad[k]))
             else:
-                what = ('read of active_cpu, then DSB ISH' if k == 'flush-dsb'
+                what = ('read of active_cpu, then DSB ISHST' if k == 'flush-dsb'
                         else 'read of active_cpu after the last DSB')
                 self.verdict(True, k, lit[k], f'{what} before every local TLBI in '
                              f'{", ".join(res[k])}')
@@ -504,12 +524,90 @@ class Checker:
             if self.is_local_tlbi(i):
                 if s < 2 and not why['flush-dsb']:
                     why['flush-dsb'] = (f'{g.name}: {i} at {hex(a)} is reached without a DSB '
-                                        'ISH between a read of active_cpu and it')
+                                        'ISHST/ISH between a read of active_cpu and it')
                 if not t and not why['flush-look']:
                     why['flush-look'] = (f'{g.name}: {i} at {hex(a)} is reached with no read '
                                          'of active_cpu after the last DSB (no second look)')
             todo += [(n, s, t) for n in g.succ[a] if n is not None]
         return why
+
+    @staticmethod
+    def exits(g, seen):
+        return sorted((a for a in seen if a is None or g.at[a].op == 'ret'),
+                      key=lambda a: -1 if a is None else a)
+
+    def local_complete(self):
+        lit = 'none: completion of the local TLBIs'
+        done, bad = [], []
+        for rel, pat in FLUSH:
+            o = self.obj(rel)
+            for f in o.named(pat):
+                g = Graph(o, f)
+                tl = [i.addr for i in g.insns if self.is_local_tlbi(i)]
+                if not tl:
+                    continue
+                seen, _ = g.walk(tl, any_dsb)
+                out = self.exits(g, seen)
+                if out:
+                    where = 'a branch out' if out[0] is None else f'ret at {hex(out[0])}'
+                    bad.append(f'{f}: a path from a local TLBI ({hex(tl[0])}) reaches '
+                               f'{where} without a DSB')
+                else:
+                    done.append(f)
+        if not done and not bad:
+            bad.append('no flush function with a local TLBI')
+        self.verdict(not bad, 'local-complete', lit, '; '.join(bad) if bad else
+                     f'every local TLBI is followed by a DSB on every path in {", ".join(done)}')
+
+    def batch_complete(self):
+        lit = 'none: completion of batched TLBIs'
+        rel, fn = BATCH
+        g = self.graph(rel, fn)
+        if g is None:
+            self.verdict(False, 'batch-complete', lit, f'no {fn} in {rel}')
+            return
+
+        def is_store(i):
+            return re.match(r'^stu?r[bh]?$|^stp$', i.op) is not None and \
+                not re.search(r'\[sp\b', i.args)
+        # state search: (addr, stored, dsb)
+        todo, seen, bad, dsbs = [(g.entry(), False, False)], set(), None, set()
+        while todo and bad is None:
+            a, st, d = todo.pop()
+            if (a, st, d) in seen:
+                continue
+            seen.add((a, st, d))
+            i = g.at[a]
+            if i.op == 'dsb':
+                d = True
+                dsbs.add(f'DSB {i.args.upper()}')
+            if is_store(i):
+                st = True
+            nxt = g.succ[a]
+            if (i.op == 'ret' or None in nxt) and st and not d:
+                bad = f'{fn}: a path stores ({i} at {hex(a)} or before) and returns without a DSB'
+            todo += [(n, st, d) for n in nxt if n is not None]
+        if not dsbs and bad is None:
+            bad = f'{fn}: no DSB at all'
+        self.verdict(bad is None, 'batch-complete', lit, bad or
+                     f'{fn}: every path that completes the batch passes a DSB '
+                     f'({", ".join(sorted(dsbs))})')
+
+    def walk_op(self):
+        lit = 'none: the op that also drops walk caches'
+        rel, pat = FREED
+        o = self.obj(rel)
+        names = [f for f in o.named(pat) if any(self.is_local_tlbi(i) for i in o.funcs[f])]
+        if not names:
+            self.verdict(False, 'walk-op', lit, f'no {pat} with a local TLBI in {rel}')
+            return
+        bad = [f'{f}: {i} at {hex(i.addr)}' for f in names for i in o.funcs[f]
+               if i.op == 'tlbi' and i.args.split(',')[0] in LEAF_TLBI]
+        ops = sorted({i.args.split(',')[0].upper() for f in names for i in o.funcs[f]
+                      if self.is_local_tlbi(i)})
+        self.verdict(not bad, 'walk-op', lit, ('last-level-only local TLBI after tables '
+                     'were freed: ' + '; '.join(bad)) if bad else
+                     f'{", ".join(names)}: local TLBIs {"/".join(ops)}, none last-level only')
 
 
 def offsets(cmd_dir):
