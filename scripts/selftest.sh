@@ -376,6 +376,18 @@ else
 	bad "5-kcidb.py turns recorded verdicts into the recorded KCIDB JSON"
 fi
 
+# 7c2. The committed KCIDB file: KCIDB v4.5's required fields, types and
+#      patterns, ids unique and resolved, and each row of results/bench.json
+#      a test of its own run on the build of the kernel it booted (base-emu,
+#      emu, the floor, the counting kernel: their own builds, on their own
+#      patch stacks' checkouts), each build with its valid.
+if out=$("$TOP"/scripts/5-kcidb.py validate "$TOP/results/bench.kcidb.json" \
+	--bench "$TOP/results/bench.json" 2>&1); then
+	ok "results/bench.kcidb.json is KCIDB v4.5 with each bench row on the kernel it booted"
+else
+	bad "results/bench.kcidb.json: $(tr '\n' ';' <<<"$out" | cut -c1-400)"
+fi
+
 # 7d. src_checkout (lib.sh) decides what a build dir must rebuild by
 #     content: after a full build only the files that differ from it are
 #     newer than its objects; a file changed for a build that failed stays
