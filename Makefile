@@ -60,5 +60,9 @@ repro-hv-shadow repro-mremap repro-watchdog: deps
 rig-base: deps
 	@$(S)/rig-base.sh
 
+# out/ only, and only when out/linux holds no uncommitted, untracked or
+# unexported work (2-tree.sh --guard; FORCE=1 overrides): results/ is
+# tracked.
 clean:
-	rm -rf out results
+	@OUT=$(CURDIR)/out $(S)/2-tree.sh --guard
+	rm -rf out

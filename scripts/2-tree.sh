@@ -21,13 +21,21 @@ on_top() { # on_top BRANCH FROM DIR: BRANCH = FROM + the patches in DIR
 	log "tree: $1 = $2 + ${#ps[@]} patches"
 }
 
-# Refuses, too, to throw away uncommitted changes in the tree: the
-# branches below are checked out with -f and the tree is cleaned.
-if [ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ]; then
-	dirty=$(git -C "$TREE" status --porcelain --untracked-files=no | head -n 5)
-	[ -z "$dirty" ] ||
-		die "$TREE has uncommitted changes (commit them, then 'make export'; or FORCE=1):
-$dirty"
+# Refuses, too, to throw away uncommitted changes in the tree, tracked or
+# untracked (not ignored): the branches below are checked out with -f. A
+# new file not yet added is work too; the ignored ones (build output,
+# editor files) are left where they are. 2-tree.sh --guard: only this
+# check (make clean runs it before it deletes out/).
+guard() {
+	local dirty n made
+	[ -d "$TREE/.git" ] && [ "${FORCE:-0}" != 1 ] || return 0
+	dirty=$(git -C "$TREE" status --porcelain --untracked-files=all)
+	if [ -n "$dirty" ]; then
+		n=$(wc -l <<<"$dirty")
+		die "$TREE has uncommitted changes or untracked files ($n; commit them, then 'make export'; or FORCE=1 to throw them away):
+$(head -n 20 <<<"$dirty")$([ "$n" -le 20 ] || echo "
+... and $((n - 20)) more")"
+	fi
 	# Branches as the last make tree left them (tree.made) hold nothing
 	# new, even if patches/ moved on since (git pull): only commits made
 	# in the tree must be exported first.
@@ -36,7 +44,9 @@ $dirty"
 		! "$TOP"/scripts/export.sh --check; then
 		die "$TREE has commits that differ from patches/; run 'make export' first or FORCE=1"
 	fi
-fi
+}
+guard
+[ "${1:-}" != --guard ] || exit 0
 
 # A base made from another base.conf (its commit message names the
 # tarball's sha256) is made again.
@@ -134,7 +144,10 @@ fi
 
 cd "$TREE"
 on_top series base patches
-git clean -q -fdx
+# No git clean: the guard above refused untracked files, and ignored ones
+# are no one's business here (builds read git archive's copy, $OUT/src).
+# FORCE=1 asked for the untracked ones to go.
+[ "${FORCE:-0}" != 1 ] || git clean -q -fd
 # The cover letter's own text (subject and body, without the generated
 # shortlog and diffstat) lives in the branch description.
 "$TOP"/scripts/cover.sh --to-tree

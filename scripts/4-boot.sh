@@ -35,10 +35,18 @@
 #                     KEY" (5-results.py --qemu checks it). The
 #                     rig's cache entry is marked used, and held (a shared
 #                     lock) while QEMU runs, so that no rig.sh prunes it.
+# A full disk is no hang: with less than BOOT_MIN_FREE_MB (default 64)
+# free on LOG's file system, no boot; and a console that stops growing
+# while less than 1 MiB is free there is a full disk (QEMU's console
+# writes fail), not a silent kernel. Either way LOG gets a line
+# "### tlb-series: disk full: ..." (written in the room of a 64 KiB
+# reserve file kept beside LOG for it) and QEMU is stopped.
 # Exit status: 0 if the guest powered itself off, 124 on timeout, 123 on a
-# hang (not 125: timeout(1) itself returns 125 when it fails), 128+N when
-# stopped by signal N (QEMU is stopped first: none is left running).
-# QEMU_CMD, for the self-tests only, replaces the qemu-system-* program.
+# hang (not 125: timeout(1) itself returns 125 when it fails), 122 on a
+# full disk, 128+N when stopped by signal N (QEMU is stopped first: none
+# is left running).
+# QEMU_CMD, for the self-tests only, replaces the qemu-system-* program;
+# BOOT_FREE_KB_CMD, for them too, prints the free KiB instead of df.
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 name=$2 logf=$3
@@ -220,6 +228,7 @@ cleanup() {
 	stop_qemu
 	[ -z "$tick" ] || kill "$tick" 2>/dev/null || true
 	rm -rf "$rundir"
+	[ -z "${reserve:-}" ] || rm -f "$reserve"
 }
 trap cleanup EXIT
 # where REGS: for each CPU of QEMU's "info registers -a", the kernel text
@@ -254,12 +263,34 @@ for l in sys.argv[2].splitlines():
         cpu = None
 ' "$bdir/System.map" "$1" || true
 }
+# free_kb: KiB free on LOG's file system.
+free_kb() {
+	if [ -n "${BOOT_FREE_KB_CMD:-}" ]; then
+		sh -c "$BOOT_FREE_KB_CMD"
+	else
+		df -Pk "$(dirname "$logf")" | awk 'NR == 2 { print $4 }'
+	fi
+}
+last_line() { # the console's last line (not the harness's own), 200 columns
+	tr -d '\r' <"$logf" | awk 'NF && !/^### tlb-series: qemu / { l = $0 } END { print substr(l, 1, 200) }'
+}
+# on_disk_full: the console stopped growing on a full disk. QEMU is
+# stopped (no register dump: the kernel is not what is wrong), then the
+# reserve makes room for the marker.
+on_disk_full() {
+	local last
+	last=$(last_line)
+	stop_qemu
+	rm -f "$reserve"
+	echo "### tlb-series: disk full: $(free_kb) KiB free on the log's file system ($(dirname "$logf")); the console stopped after: ${last:-(no output)}" >>"$logf" || true
+	log "boot $name: disk full: the console stopped after: ${last:-(no output)}"
+}
 # on_hang SECONDS: the console has been silent that long. Keep its last
 # line and the registers, stop QEMU, then append them to the log (QEMU
 # writes to it until it exits).
 on_hang() {
 	local last regs
-	last=$(tr -d '\r' <"$logf" | awk 'NF && !/^### tlb-series: qemu / { l = $0 } END { print substr(l, 1, 200) }')
+	last=$(last_line)
 	regs=$(monitor "info registers -a" 30 2>&1) || true
 	stop_qemu
 	{
@@ -292,6 +323,10 @@ watch() {
 		size=$(stat -c %s "$logf")
 		if [ "$size" != "$seen" ]; then
 			seen=$size since=$SECONDS
+		elif [ $((SECONDS - since)) -ge 2 ] && [ "$(free_kb)" -lt 1024 ]; then
+			on_disk_full
+			rc=122
+			return
 		elif [ "$silence" -gt 0 ] && [ $((SECONDS - since)) -ge "$silence" ]; then
 			on_hang $((SECONDS - since))
 			rc=123
@@ -302,6 +337,13 @@ watch() {
 	done
 }
 rc=0
+reserve=$logf.reserve
+if [ "$(free_kb)" -lt $((${BOOT_MIN_FREE_MB:-64} * 1024)) ]; then
+	echo "### tlb-series: disk full: $(free_kb) KiB free on the log's file system ($(dirname "$logf")) before the boot, under BOOT_MIN_FREE_MB=${BOOT_MIN_FREE_MB:-64}: not booted" >"$logf" || true
+	log "boot $name: disk full before the boot: not booted"
+	exit 122
+fi
+head -c 65536 /dev/zero >"$reserve" 2>/dev/null || true
 # Append mode: the lines added here after QEMU has gone stay whole.
 if [ -n "$rigkey" ]; then
 	echo "### tlb-series: qemu rig $rigkey" >"$logf"

@@ -56,6 +56,10 @@ MARK_END = '### tlb-series: userspace tests end'
 MARK_HANG = '### tlb-series: hang: '
 MARK_CPU = '### tlb-series: '
 MARK_TIMEOUT = '### tlb-series: boot timed out'
+# A full disk on the host (4-boot.sh's df check, or QEMU's own error on
+# its console output): the log ends there, and that is no kernel hang.
+MARK_DISK = '### tlb-series: disk full: '
+QEMU_ENOSPC = re.compile(r'^qemu-system-[\w-]+: .*No space left on device')
 # 4-boot.sh --rig: the log's first line names the rig's cache key; the
 # rig's QEMU, its TLB on, prints each vCPU's counters when it exits.
 MARK_RIG = '### tlb-series: qemu rig '
@@ -200,7 +204,7 @@ def parse(args):
     # The harness's own trailer: the hang marker with the register dump, or
     # the timeout marker. Everything before it is the console.
     trailer = next((i for i, l in enumerate(raw)
-                    if l.startswith((MARK_HANG, MARK_TIMEOUT))), len(raw))
+                    if l.startswith((MARK_HANG, MARK_TIMEOUT, MARK_DISK))), len(raw))
     hang = next((l[len(MARK_HANG):] for l in raw[trailer:]
                  if l.startswith(MARK_HANG)), None)
     # Where the boot CPU was (4-boot.sh names its RIP/PC's symbol).
@@ -208,6 +212,12 @@ def parse(args):
                  if l.startswith(MARK_CPU + 'CPU 0 at ')), None)
     timed_out = next((l[len('### tlb-series: '):] for l in raw[trailer:]
                       if l.startswith(MARK_TIMEOUT)), None)
+    disk = next((l[len(MARK_DISK):] for l in raw[trailer:]
+                 if l.startswith(MARK_DISK)), None)
+    if disk is None:
+        disk = next((l.strip() for l in raw if QEMU_ENOSPC.match(l)), None)
+    if disk is not None:  # what stopped the console was the disk
+        hang = cpu0 = None
     raw = raw[:trailer]
     rig = next((l[len(MARK_RIG):].strip() for l in raw[:1]
                 if l.startswith(MARK_RIG)), None)
@@ -260,6 +270,7 @@ def parse(args):
         'row_started': row_seen,
         'timed_out': timed_out,
         'hang': hang,
+        'disk_full': disk,
         'cpu0': cpu0,
         'rig': rig,
         # vCPUs, lookups, hits, hits kept across switches
@@ -272,6 +283,8 @@ def parse(args):
 
 def end_cause(res):
     """Why a log ends before its tests did."""
+    if res.get('disk_full') is not None:
+        return 'a full disk on the host'
     if res.get('hang') is not None:
         return 'a hang'
     if res.get('timed_out'):
@@ -490,7 +503,9 @@ def verdict(res, args, v):
         if res['hang'] is None:
             v.item('FAIL', 'console', f'expected to hang with CPU 0 in '
                    f'{args.expect_hang}, but ' +
-                   (res['timed_out'] if res['timed_out'] else 'it did not hang') +
+                   ('host disk full: ' + res['disk_full']
+                    if res.get('disk_full') is not None else
+                    res['timed_out'] if res['timed_out'] else 'it did not hang') +
                    ': not caught')
         elif not where.startswith(f'CPU 0 at {args.expect_hang}+'):
             v.item('FAIL', 'console', f'hung, but {where or "CPU 0 not named (no register dump or System.map)"}'
@@ -500,7 +515,9 @@ def verdict(res, args, v):
         return
     not_run = [t for t in res['requested'] or [] if t not in seen]
     reasons = []
-    if res['hang'] is not None:
+    if res.get('disk_full') is not None:
+        reasons.append('host disk full: ' + res['disk_full'])
+    elif res['hang'] is not None:
         reasons.append('hang: ' + res['hang'])
     elif res['timed_out']:
         reasons.append(res['timed_out'])
@@ -522,7 +539,7 @@ def verdict(res, args, v):
     if not reasons:
         v.item('PASS', 'console')
     elif args.allow_splat and res['splats'] and res['hang'] is None \
-            and not res['timed_out']:
+            and not res['timed_out'] and res.get('disk_full') is None:
         v.item('SKIP', 'console', 'on a deliberately broken kernel: ' +
                '; '.join(reasons))
     else:

@@ -12,10 +12,33 @@ LOGS=$OUT/logs/bench
 # extracted from them). It boots what the run has no log for, and builds
 # nothing: the logs of a run before the regress section and the nsvm
 # counting kernel had rounds are named otherwise, and those boots fail.
-[ "${BENCH_REUSE_LOGS:-0}" = 1 ] || rm -rf "$LOGS"
+# Otherwise the last run's logs are kept beside the new ones until this
+# run ends (lib.sh logs_rotate).
+[ "${BENCH_REUSE_LOGS:-0}" = 1 ] || logs_rotate "$LOGS"
 mkdir -p "$LOGS" "$RESULTS"
 M=$LOGS/measurements.jsonl
 : >"$M"
+# The run's provenance, stamped on each of its rows in bench.json (rows
+# that BENCH_SECTIONS keeps from an earlier run keep their own): its id and
+# start, the harness commit (and whether patches/, testonly/ or mutants/
+# differed from it: then the patches were the work tree's), QEMU's version
+# and the host's CPUs. BENCH_REUSE_LOGS=1 renders the logs' run again,
+# under that run's provenance.
+if [ "${BENCH_REUSE_LOGS:-0}" = 1 ] && [ -f "$LOGS/run.json" ]; then
+	:
+else
+	python3 - "$(date -u +%Y-%m-%dT%H:%M:%S+00:00)" "$(git -C "$TOP" rev-parse HEAD 2>/dev/null || true)" \
+		"$(git -C "$TOP" status --porcelain -- patches testonly mutants 2>/dev/null | head -n 1)" \
+		"$(qemu-system-x86_64 --version 2>/dev/null | head -n 1)" "$(nproc)" >"$LOGS/run.json" <<'PY'
+import datetime, json, sys
+start, commit, dirty, qemu, cpus = sys.argv[1:6]
+t = datetime.datetime.fromisoformat(start)
+print(json.dumps({'id': t.strftime('%Y%m%dT%H%M%SZ'), 'start_time': start,
+                  'commit': commit or None, 'dirty': bool(dirty) or None,
+                  'qemu': qemu or None, 'host_cpus': int(cpus),
+                  'host': 'QEMU TCG, %s host CPUs' % cpus}))
+PY
+fi
 
 # BENCH_SECTIONS="arm64 ..." runs only those sections and keeps the other
 # sections' measurements from the previous results/bench.json; ratios are
@@ -33,22 +56,25 @@ section() { # section NAME: run this section?
 # 5-results.py) that contains MATCH; with "median" or "min", the median or
 # the least of all such lines of all the LOGs (a test that repeats its
 # measurement, in one boot or in several).
-# emit_samples [--ratio-to JSON] [--sum [--zero]] METRIC ARCH KERNEL PATH
-# VCPUS UNIT V...:
+# emit_samples [--ratio-to JSON] [--sum [--zero]] [--skip-none WHY] METRIC
+# ARCH KERNEL PATH VCPUS UNIT V...:
 # one measurement per round; the value is their median, the samples stay in
 # bench.json, and 5-report.py takes ratios between rounds run side by side
 # (series/base, and the "ratio_to" pairs, e.g. {"8/4": {"vcpus": 4}}).
+# --skip-none WHY: no value is a SKIP (the kernel cannot measure it), not
+# an ERROR.
 emit_samples() {
-	local rto='' how=median zero=0
+	local rto='' how=median zero=0 skip=''
 	[ "$1" = --ratio-to ] && rto=$2 && shift 2
 	[ "$1" = --sum ] && how=sum && shift
 	[ "$1" = --zero ] && zero=1 && shift
+	[ "$1" = --skip-none ] && skip=$2 && shift 2
 	local args=("${@:1:6}")
 	shift 6
-	python3 - "$cur" "$rto" "$how" "$zero" "${args[@]}" "$@" >>"$M" <<'PY'
+	python3 - "$cur" "$rto" "$how" "$zero" "$skip" "${args[@]}" "$@" >>"$M" <<'PY'
 import json, statistics, sys
-sec, rto, how, zero, metric, arch, kernel, path, vcpus, unit = sys.argv[1:11]
-samples = [float(v) if v not in ('null', '') else None for v in sys.argv[11:]]
+sec, rto, how, zero, skip, metric, arch, kernel, path, vcpus, unit = sys.argv[1:12]
+samples = [float(v) if v not in ('null', '') else None for v in sys.argv[12:]]
 vals = [v for v in samples if v is not None]
 m = {'section': sec, 'metric': metric, 'arch': arch, 'kernel': kernel,
      'path': path, 'vcpus': int(vcpus), 'value': None, 'unit': unit,
@@ -67,6 +93,8 @@ elif vals:
     m['value'] = statistics.median(vals)
 if rto:
     m['ratio_to'] = json.loads(rto)
+if skip and m['value'] is None:
+    m['status'], m['why'] = 'SKIP', skip
 print(json.dumps(m))
 PY
 }
@@ -263,7 +291,9 @@ for k in base series floor; do
 	for n in $(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_single "single_cpu:" "broadcast flushes" median); do
 		vals+=("$(python3 -c "print(round($n / 2000, 4) if '$n' != 'null' else 'null')")")
 	done
-	emit_samples broadcast_flush_per_iter_single_cpu arm64 $k native 4 count "${vals[@]}"
+	skipopt=()
+	[ "$k" != base ] || skipopt=(--skip-none "no count without CONFIG_DEBUG_TLBFLUSH (base)")
+	emit_samples "${skipopt[@]}" broadcast_flush_per_iter_single_cpu arm64 $k native 4 count "${vals[@]}"
 	for t in threaded threaded2; do
 		# shellcheck disable=SC2046 # per_round prints one value per round
 		emit_samples "mprotect_iter_median_$t" arm64 $k native 4 us \
@@ -446,6 +476,15 @@ for arch in x86_64 arm64; do
 done
 fi
 
+python3 - "$M" "$LOGS/run.json" <<'PY'
+import json, sys
+run = {k: v for k, v in json.load(open(sys.argv[2])).items() if v is not None}
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+with open(sys.argv[1], 'w') as f:
+    for m in rows:
+        m.setdefault('run', run)
+        f.write(json.dumps(m) + '\n')
+PY
 if [ "$SECTIONS" != "$ALL_SECTIONS" ] && [ -f "$RESULTS/bench.json" ]; then
 	# Rows of an earlier make bench whose kind this one no longer makes
 	# are not kept: the regress section's timings, the x86 section's
@@ -469,4 +508,6 @@ fi
 "$TOP"/scripts/5-report.py "$M" "$RESULTS"
 # The same rows as KCIDB data (measurements as tests with a number).
 "$TOP"/scripts/5-kcidb.py bench "$RESULTS/bench.json" --tree "$TREE" \
+	--time "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["start_time"])' "$LOGS/run.json")" \
 	--out "$RESULTS/bench.kcidb.json" || log "bench: results/bench.kcidb.json not written"
+logs_succeeded "$LOGS"

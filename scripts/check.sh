@@ -3,13 +3,20 @@
 # base, built for both arches, booted under QEMU TCG, with every KUnit
 # suite and kselftest the series adds plus the upstream regression suites.
 # Ends with "N passed, N failed[, N skipped]"; non-zero exit on any failure.
+# Its logs: out/logs/check (the last run's kept in check.prev, or
+# check.failed, until a run succeeds: lib.sh logs_rotate). What it
+# renders (check.json, mutants.md, evidence.md, decisions.md, kunit.md)
+# goes to out/logs/check/results/; PUBLISH=1 copies it to results/ at the
+# end of a run that was not stopped: results/ is tracked, and only a
+# request rewrites it.
 . "$(dirname "$0")/lib.sh"
 lock_out
 shopt -s lastpipe
 
 LOGS=$OUT/logs/check
-rm -rf "$LOGS"
-mkdir -p "$LOGS"
+logs_rotate "$LOGS"
+CRESULTS=$LOGS/results
+mkdir -p "$CRESULTS"
 P=0 F=0 S=0
 declare -A bg_pid=() # background stages (bg_start, below)
 # Background stages: herd7 (built from source where it is missing,
@@ -93,11 +100,12 @@ gate() { # gate NAME CMD...: a harness step is one counted item
 }
 finish() {
 	# Background stages still running (a failed build, the tree step)
-	# are stopped, uncounted: results/check.json has what the summary has.
+	# are stopped, uncounted: check.json has what the summary has.
 	stop_bg
-	# Every verdict, also as KCIDB data (results/check.json).
-	"$TOP"/scripts/5-kcidb.py check "$LOGS" --tree "$TREE" --out "$RESULTS/check.json" ||
-		log "check: results/check.json not written"
+	# Every verdict, also as KCIDB data (check.json).
+	"$TOP"/scripts/5-kcidb.py check "$LOGS" --tree "$TREE" --out "$CRESULTS/check.json" ||
+		log "check: $CRESULTS/check.json not written"
+	[ "$F" -ne 0 ] || logs_succeeded "$LOGS"
 	log "check: done"
 	if [ "$S" -gt 0 ]; then
 		echo "$P passed, $F failed, $S skipped"
@@ -370,7 +378,7 @@ done)
 # A matrix row that is a boot of its own with no boot in guest/boots to
 # judge it, or none to show that its window passes without the mutant,
 # would only read "not run" or "caught" in results/mutants.md. Its FAIL
-# goes where the harness steps' verdicts go (results/check.json too).
+# goes where the harness steps' verdicts go (check.json too).
 # So would a row whose qemu column make check cannot run as it says.
 { unjudged_boot_rows; bad_matrix_rows; } | while IFS='|' read -r row why; do
 	printf 'FAIL %s matrix -- %s\ncounts 0 1 0\n' "$row" "$why"
@@ -429,7 +437,7 @@ log "check: tree (base + patches/ + testonly/)"
 gate tree "$TOP"/scripts/2-tree.sh | tee -a "$LOGS/harness.verdict" | tally || finish
 # Each .kunitconfig of the series through kunit.py (scripts/kunit.sh:
 # its own small kernel, beside the builds; make kunit runs it alone).
-skipped kunit || bg_start kunit "$TOP"/scripts/kunit.sh
+skipped kunit || bg_start kunit env RESULTS="$CRESULTS" "$TOP"/scripts/kunit.sh
 
 # stage NAME CMD...: a step that prints verdict lines and a counts line;
 # without its counts line (it died), it is one failure more.
@@ -516,17 +524,27 @@ wait_lanes
 trap - INT TERM HUP
 judge_boots
 if [ -n "$have_mutants" ]; then
-	if "$TOP"/scripts/5-mutants.py "$TOP/mutants/matrix" "$LOGS" "$RESULTS/evidence.md" \
-		>"$RESULTS/mutants.md"; then
-		log "check: mutation matrix in results/mutants.md, each row's evidence in results/evidence.md"
+	if "$TOP"/scripts/5-mutants.py "$TOP/mutants/matrix" "$LOGS" "$CRESULTS/evidence.md" \
+		>"$CRESULTS/mutants.md"; then
+		log "check: mutation matrix in mutants.md, each row's evidence in evidence.md ($CRESULTS)"
 	else
-		log "check: results/mutants.md not written"
+		log "check: mutants.md not written"
 	fi
 	if "$TOP"/scripts/5-decisions.py "$TOP/mutants/decisions" "$TOP/mutants/matrix" \
-		--md "$LOGS" >"$RESULTS/decisions.md"; then
-		log "check: decisions and their rows in results/decisions.md"
+		--md "$LOGS" >"$CRESULTS/decisions.md"; then
+		log "check: decisions and their rows in $CRESULTS/decisions.md"
 	else
-		log "check: results/decisions.md not written"
+		log "check: decisions.md not written"
 	fi
+fi
+# results/ is tracked: rewritten only on request, from a run not stopped.
+if [ "${PUBLISH:-0}" = 1 ]; then
+	"$TOP"/scripts/5-kcidb.py check "$LOGS" --tree "$TREE" --out "$CRESULTS/check.json" ||
+		log "check: $CRESULTS/check.json not written"
+	mkdir -p "$RESULTS"
+	for f in "$CRESULTS"/*; do
+		[ ! -s "$f" ] || cp "$f" "$RESULTS/"
+	done
+	log "check: PUBLISH=1: $(cd "$CRESULTS" && find . -maxdepth 1 -type f -size +0 -printf '%P ') copied to $RESULTS"
 fi
 finish

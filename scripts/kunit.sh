@@ -17,7 +17,9 @@
 # as lib.sh's kmake builds. Prints "PASS|FAIL ARCH/series:kunit-DIR
 # kunit.SUITE.CASE [-- WHY]" per case,
 # then "counts P F S"; full logs in $OUT/logs/kunit/, the summary in
-# results/kunit.md. Non-zero exit on any failure or skip.
+# $RESULTS/kunit.md (make kunit: results/; make check: its own log dir's
+# results/, copied to results/ only with PUBLISH=1). Non-zero exit on any
+# failure or skip.
 #   usage: kunit.sh [FILE...]   (default: every .kunitconfig of the series)
 . "$(dirname "$0")/lib.sh"
 lock_out
@@ -25,8 +27,8 @@ lock_out
 REF=series
 SRC=$OUT/kunit/src
 LOGS=$OUT/logs/kunit
-rm -rf "$LOGS"
-mkdir -p "$LOGS" "$RESULTS"
+logs_rotate "$LOGS"
+mkdir -p "$RESULTS"
 
 git -C "$TREE" rev-parse -q --verify "$REF^{commit}" >/dev/null ||
 	die "no $REF branch in $TREE (make tree)"
@@ -182,5 +184,6 @@ echo "counts $P $F 0"
 	echo
 	printf '    %s\n' "${cmds[@]}"
 } >"$RESULTS/kunit.md"
-log "kunit: $P passed, $F failed or skipped (results/kunit.md)"
-[ "$F" -eq 0 ]
+log "kunit: $P passed, $F failed or skipped ($RESULTS/kunit.md)"
+[ "$F" -eq 0 ] || exit 1
+logs_succeeded "$LOGS"

@@ -207,6 +207,27 @@ lock_out() { # one make check, bench, repro or lint at a time per $OUT
 	export HARNESS_LOCKED=$OUT
 }
 
+# A run's logs in DIR are kept until a later run succeeds: logs_rotate
+# DIR, as a run starts, moves the last run's logs to DIR.prev (or, when
+# DIR.prev is still there, i.e. the last run did not succeed, to
+# DIR.failed: DIR.prev stays the last run that did) and makes DIR;
+# logs_succeeded DIR, once the new run succeeded, removes DIR.prev and
+# DIR.failed. Nothing is deleted before a run succeeded but an older
+# failed run's logs.
+logs_rotate() {
+	local d=$1
+	if [ -d "$d" ]; then
+		if [ -d "$d.prev" ]; then
+			rm -rf "$d.failed"
+			mv "$d" "$d.failed"
+		else
+			mv "$d" "$d.prev"
+		fi
+	fi
+	mkdir -p "$d"
+}
+logs_succeeded() { rm -rf "$1.prev" "$1.failed"; }
+
 words() { # words NAME STRING: the array NAME gets STRING's words, split as
 	# a shell splits them (quotes keep a regex with spaces whole); an
 	# unmatched quote is an error, not a word lost. The options of

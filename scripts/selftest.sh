@@ -104,21 +104,6 @@ if [ -d "$TREE/.git" ]; then
 else
 	bad "export round trip: no tree (run make tree)"
 fi
-# 4b. make tree (and so make check) refuses a tree with uncommitted
-#     changes instead of checking out over them.
-if [ -d "$TREE/.git" ]; then
-	echo "selftest: uncommitted" >> "$TREE/README"
-	if "$TOP"/scripts/2-tree.sh >/dev/null 2>"$tmp/tree.err"; then
-		bad "make tree refuses a tree with uncommitted changes (it went ahead)"
-	elif grep -q 'uncommitted changes' "$tmp/tree.err" &&
-		grep -q 'selftest: uncommitted' "$TREE/README"; then
-		ok "make tree refuses a tree with uncommitted changes and keeps them"
-	else
-		bad "make tree refuses a tree with uncommitted changes: $(tail -n 1 "$tmp/tree.err")"
-	fi
-	git -C "$TREE" checkout -q -- README
-fi
-
 # 4c. make tree keeps the base commit in the download cache: a second
 #     clone's tree starts from it (same commit, same files, no unpacking),
 #     and a base.conf naming another tarball does not use it. Offline: a
@@ -151,6 +136,51 @@ if btree o1 && btree o2 &&
 else
 	bad "make tree takes the base commit from the download cache: $(tail -n 2 "$bt"/o*.err | tr '\n' ' ')"
 fi
+# 4b. make tree (and so make check) refuses a tree with uncommitted
+#     changes or an untracked file, naming them, instead of checking out
+#     over them or cleaning them away; an ignored file ("x", in the
+#     stand-in's .gitignore) neither stops it nor goes. On 4c's scratch
+#     tree, never the developer's.
+t1=$bt/o1/linux
+echo "selftest: uncommitted" >>"$t1/README"
+echo "new work" >"$t1/new-test.c"
+echo "ignored" >"$t1/x"
+rc1=0 rc2=0 rc3=0
+btree o1 || rc1=$?
+cp "$bt/o1.err" "$bt/o1.err1"
+git -C "$t1" checkout -q -- README
+btree o1 || rc2=$?
+cp "$bt/o1.err" "$bt/o1.err2"
+keep=$(cat "$t1/new-test.c" 2>/dev/null || true)
+rm -f "$t1/new-test.c"
+btree o1 || rc3=$?
+if [ "$rc1" != 0 ] && grep -q 'uncommitted changes or untracked files' "$bt/o1.err1" &&
+	grep -q '^ M README$' "$bt/o1.err1" && grep -q '^?? new-test.c$' "$bt/o1.err1" &&
+	[ "$rc2" != 0 ] && grep -q '^?? new-test.c$' "$bt/o1.err2" && [ "$keep" = "new work" ] &&
+	[ "$rc3" = 0 ] && [ "$(cat "$t1/x" 2>/dev/null)" = ignored ]; then
+	ok "make tree refuses uncommitted changes and untracked files, naming them, and keeps them and ignored files"
+else
+	bad "make tree refuses uncommitted changes and untracked files (rc $rc1 $rc2 $rc3): $(cat "$bt/o1.err1" "$bt/o1.err2" "$bt/o1.err" | tr '\n' ';')"
+fi
+# 4b2. make clean: refuses an out/ whose tree has an untracked file (it
+#      survives); without it, deletes out/ and leaves the tracked results/.
+mkdir -p "$bt/h/results"
+cp "$TOP/Makefile" "$bt/h/"
+echo tracked >"$bt/h/results/mutants.md"
+env -u T0 CACHE="$bt/cache" OUT="$bt/h/out" "$bt/h/scripts/2-tree.sh" >/dev/null 2>&1 || true
+echo "new work" >"$bt/h/out/linux/new-test.c"
+rc1=0 rc2=0
+make -s -C "$bt/h" clean >"$bt/clean1.out" 2>&1 || rc1=$?
+keep=$(cat "$bt/h/out/linux/new-test.c" 2>/dev/null || true)
+rm -f "$bt/h/out/linux/new-test.c"
+make -s -C "$bt/h" clean >"$bt/clean2.out" 2>&1 || rc2=$?
+if [ "$rc1" != 0 ] && grep -q 'new-test.c' "$bt/clean1.out" && [ "$keep" = "new work" ] &&
+	[ "$rc2" = 0 ] && [ ! -e "$bt/h/out" ] && [ "$(cat "$bt/h/results/mutants.md")" = tracked ]; then
+	ok "make clean keeps untracked work in out/linux and the tracked results/"
+else
+	bad "make clean keeps untracked work and results/ (rc $rc1 $rc2): $(cat "$bt/clean1.out" "$bt/clean2.out" | tr '\n' ';')"
+fi
+rm -rf "$bt/h/results" "$bt/h/Makefile" "$bt/h/out"
 mkbase two
 if btree o3 && grep -q 'tree: extracting' "$bt/o3.err" &&
 	[ "$(cat "$bt/o3/linux/README")" = two ]; then
@@ -346,6 +376,18 @@ else
 	bad "5-kcidb.py turns recorded verdicts into the recorded KCIDB JSON"
 fi
 
+# 7c2. The committed KCIDB file: KCIDB v4.5's required fields, types and
+#      patterns, ids unique and resolved, and each row of results/bench.json
+#      a test of its own run on the build of the kernel it booted (base-emu,
+#      emu, the floor, the counting kernel: their own builds, on their own
+#      patch stacks' checkouts), each build with its valid.
+if out=$("$TOP"/scripts/5-kcidb.py validate "$TOP/results/bench.kcidb.json" \
+	--bench "$TOP/results/bench.json" 2>&1); then
+	ok "results/bench.kcidb.json is KCIDB v4.5 with each bench row on the kernel it booted"
+else
+	bad "results/bench.kcidb.json: $(tr '\n' ';' <<<"$out" | cut -c1-400)"
+fi
+
 # 7d. src_checkout (lib.sh) decides what a build dir must rebuild by
 #     content: after a full build only the files that differ from it are
 #     newer than its objects; a file changed for a build that failed stays
@@ -426,6 +468,36 @@ if words w "--a 'b c' d\ e \"f\"" && [ "${#w[@]}" = 4 ] && [ "${w[1]}" = "b c" ]
 	ok "words splits options as a shell does and refuses a bad quote"
 else
 	bad "words splits options as a shell does and refuses a bad quote"
+fi
+
+# 7f1. logs_rotate / logs_succeeded (lib.sh): a run that succeeds removes
+#      the logs kept from before it, a run that fails or is stopped
+#      removes nothing: the last run that succeeded stays in DIR.prev, the
+#      last that did not in DIR.failed.
+lr=$tmp/lr/check
+run_logs() { # run_logs NAME ok|fail: a run writes NAME into its log dir
+	logs_rotate "$lr" && echo "$1" >"$lr/run"
+	[ "$2" != ok ] || logs_succeeded "$lr"
+}
+state() { # which run's logs each dir holds
+	local d out=''
+	for d in "$lr" "$lr.prev" "$lr.failed"; do
+		out+="$(cat "$d/run" 2>/dev/null || echo -)/"
+	done
+	echo "$out"
+}
+r=$(
+	run_logs r1 ok; state
+	run_logs r2 fail; state
+	run_logs r3 fail; state
+	run_logs r4 fail; state
+	run_logs r5 ok; state
+)
+want='r1/-/-/ r2/r1/-/ r3/r1/r2/ r4/r1/r3/ r5/-/-/'
+if [ "$(paste -sd' ' <<<"$r")" = "$want" ]; then
+	ok "logs_rotate keeps the last run's logs, and the last that succeeded, until a run succeeds"
+else
+	bad "logs_rotate: got '$(paste -sd' ' <<<"$r")', want '$want'"
 fi
 
 # 7f2. tests_of (lib.sh) expands guest/boots' test items in order and
@@ -681,6 +753,34 @@ if [ "$rc" = 0 ] && ! grep -q 'tlb-series: hang' "$tmp/chatty.log" && gone "$tmp
 else
 	bad "a console that keeps printing is not a hang (rc=$rc)"
 fi
+# 8b1. A full disk is no hang: the console stops growing (the fake QEMU
+#      goes silent) while the free space (BOOT_FREE_KB_CMD's stand-in
+#      for df) is 0: status 122 in seconds, the disk-full line in the log
+#      and no hang marker or register dump, no QEMU left, a FAIL verdict
+#      that says "host disk full". And with less than BOOT_MIN_FREE_MB
+#      free, no boot at all.
+echo 10000000 >"$tmp/free"
+rc=0
+"${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/full.pid" BOOT_FREE_KB_CMD="cat $tmp/free" \
+	"${boot[@]}" "$tmp/full.log" --silence 60 --timeout 120 2>"$tmp/full.err" &
+b=$!
+wait_for 20 test -s "$tmp/full.pid" && wait_for 10 grep -q clocksource "$tmp/full.log"
+echo 0 >"$tmp/free"
+wait "$b" || rc=$?
+echo 1000 >"$tmp/free"
+rc2=0
+"${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/full2.pid" BOOT_FREE_KB_CMD="cat $tmp/free" \
+	"${boot[@]}" "$tmp/full2.log" --silence 60 --timeout 120 2>/dev/null || rc2=$?
+# shellcheck disable=SC2031 # the top level's TREE: 7d set its own in a subshell
+v=$("$TOP"/scripts/5-results.py "$tmp/full.log" --tree "$TREE" 2>&1 || true)
+if [ "$rc" = 122 ] && gone "$tmp/full.pid" && grep -q '^### tlb-series: disk full: 0 KiB free' "$tmp/full.log" &&
+	! grep -q -e 'tlb-series: hang' -e 'info registers' "$tmp/full.log" && [ ! -e "$tmp/full.log.reserve" ] &&
+	grep -q '^FAIL run console -- host disk full: 0 KiB free' <<<"$v" &&
+	[ "$rc2" = 122 ] && [ ! -e "$tmp/full2.pid" ] && grep -q 'before the boot' "$tmp/full2.log"; then
+	ok "a full disk during a boot is reported as a full disk, not a hang, and none starts on one"
+else
+	bad "a full disk during a boot (rc=$rc, $rc2: $(tail -n 2 "$tmp/full.err" "$tmp/full.log" | tr '\n' ';') [$v])"
+fi
 # 8b2. --nodes 2: memory split in two backends, vCPUs 0-1 and 2-3 on
 #      nodes 0 and 1, one socket each, -m their sum; an uneven split is
 #      refused.
@@ -797,6 +897,11 @@ chmod +x "$h/rig/tests/run.sh"
 mkdir -p "$tmp/hout/build/x86_64-series/arch/x86/boot"
 : >"$tmp/hout/build/x86_64-series/arch/x86/boot/bzImage"
 : >"$tmp/hout/initramfs-x86_64.cpio.gz"
+# The previous run's logs, and a tracked result that only PUBLISH=1
+# may rewrite.
+mkdir -p "$tmp/hout/logs/check"
+echo previous >"$tmp/hout/logs/check/x86_64_series.log"
+echo tracked >"$h/results/mutants.md"
 rc=0
 env OUT="$tmp/hout" RESULTS="$h/results" QEMU_CMD="$td/fake-qemu.py" FAKE_QEMU_MODE=hang \
 	FAKE_QEMU_PIDFILE="$tmp/check.pid" "$h/scripts/check.sh" >"$tmp/check.out" 2>&1 &
@@ -813,8 +918,10 @@ if [ "$rc" = 1 ] && gone "$tmp/check.pid" &&
 	[ -n "$stop_line" ] && [ -n "$done_line" ] && [ "$stop_line" -lt "$done_line" ] &&
 	grep -q '^  FAIL x86_64/series console -- guest did not finish' "$tmp/check.out" &&
 	grep -q '^  FAIL harness check -- stopped by SIGTERM' "$tmp/check.out" &&
-	tail -n 1 "$tmp/check.out" | grep -qE '^[0-9]+ passed, [1-9][0-9]* failed'; then
-	ok "make check stopped mid-boot stops QEMU, fails the boot and prints its summary"
+	tail -n 1 "$tmp/check.out" | grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' &&
+	[ "$(cat "$tmp/hout/logs/check.prev/x86_64_series.log" 2>/dev/null)" = previous ] &&
+	[ -s "$tmp/hout/logs/check/x86_64_series.log.verdict" ]; then
+	ok "make check stopped mid-boot stops QEMU, fails the boot, prints its summary and keeps the previous run's logs"
 else
 	bad "make check stopped mid-boot stops QEMU, fails the boot and prints its summary (rc=$rc: $(tail -n 3 "$tmp/check.out" | tr '\n' ';'))"
 fi
@@ -841,8 +948,10 @@ if [ "$(n selftest.sh)" = 1 ] && [ "$(n herd-check.sh)" = 1 ] && [ "$(n lint.sh)
 	head -n 1 "$tmp/hout/logs/check/x86_64_rig_series.log" | grep -qx '### tlb-series: qemu rig fakerig' &&
 	[ -n "$(nb x86_64/series)" ] && [ "$(nb x86_64/rig/series)" -gt "$(nb x86_64/series)" ] &&
 	tail -n 1 "$tmp/check2.out" | grep -qE '^[0-9]+ passed, [0-9]+ failed' &&
-	[ "$(grep -n 'check: done' "$tmp/check2.out" | cut -d: -f1)" -gt "$(grep -n 'PASS stand-in herd-check.sh' "$tmp/check2.out" | cut -d: -f1)" ]; then
-	ok "make check counts each background stage once and ends with its summary"
+	[ "$(grep -n 'check: done' "$tmp/check2.out" | cut -d: -f1)" -gt "$(grep -n 'PASS stand-in herd-check.sh' "$tmp/check2.out" | cut -d: -f1)" ] &&
+	[ -s "$tmp/hout/logs/check/results/check.json" ] && [ ! -e "$h/results/check.json" ] &&
+	[ "$(cat "$h/results/mutants.md")" = tracked ]; then
+	ok "make check counts each background stage once, ends with its summary, and leaves results/ alone"
 else
 	bad "make check counts each background stage once (rc=$rc; selftest $(n selftest.sh), herd $(n herd-check.sh), lint $(n lint.sh): $(grep -e FAIL -e rig "$tmp/check2.out" | tail -n 5 | tr '\n' ';'))"
 fi
@@ -857,11 +966,18 @@ printf '#!/bin/sh\n[ "$2" != mutants ] || sleep 8\n' >"$h/scripts/3-build-kernel
 mkdir -p "$tmp/hout/build/x86_64-mutants/arch/x86/boot"
 : >"$tmp/hout/build/x86_64-mutants/arch/x86/boot/bzImage"
 env OUT="$tmp/hout" RESULTS="$h/results" QEMU_CMD="$td/fake-qemu.py" FAKE_QEMU_MODE=chatty \
-	FAKE_QEMU_LINES=1 "$h/scripts/check.sh" >"$tmp/check3.out" 2>&1 || true
+	FAKE_QEMU_LINES=1 PUBLISH=1 "$h/scripts/check.sh" >"$tmp/check3.out" 2>&1 || true
 nb() { grep -n "check: boot $1\$" "$tmp/check3.out" | cut -d: -f1; }
 if [ -n "$(nb x86_64/r)" ] && [ -n "$(nb x86_64/m)" ] && [ "$(nb x86_64/r)" -lt "$(nb x86_64/m)" ]; then
 	ok "a boot lane boots the first boot that can start, a rig boot before a stock boot that waits for its kernel"
 else
 	bad "a boot lane boots the first boot that can start: $(grep 'check: boot' "$tmp/check3.out" | tr '\n' ';')"
+fi
+# ... and PUBLISH=1 copies what it rendered to results/.
+if grep -q '^# ' "$h/results/mutants.md" && cmp -s "$h/results/mutants.md" "$tmp/hout/logs/check/results/mutants.md" &&
+	[ -s "$h/results/check.json" ]; then
+	ok "make check PUBLISH=1 copies its mutants.md and check.json to results/"
+else
+	bad "make check PUBLISH=1 copies its results: $(find "$h/results" "$tmp/hout/logs/check/results" -type f | tr '\n' ' ')"
 fi
 echo "counts $p $f 0"
