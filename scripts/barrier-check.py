@@ -36,14 +36,13 @@ search over every path of that graph between named anchors:
   switch-isb (switch-sb-noisb): in every function of context.o that writes
     TTBR0_EL1 (cpu_do_switch_mm()), every path from the write to a
     return, a call or a branch out passes an ISB.
-  flush-dsb (flush-sb, flush-sb-nodsb): in the flush functions below,
-    every path from the entry to a non-shareable user TLBI (aside1,
-    vale1, vae1, rvae1, rvale1) reads active_cpu and then passes a DSB
-    that completes stores (ISH, ISHST, SY, ST): the first look, then the
-    DSB that completes the page-table updates before the second look.
-  flush-look (flush-sb, switch-sb's CPU 0): every such path reads
-    active_cpu after its last DSB: the decision to go local is read after
-    the DSB (the second look).
+  flush-dsb (switch-sb, flush-sb-nodsb, flush-sb-ishld): in the flush
+    functions below, every path from the entry to a non-shareable user
+    TLBI (aside1, vale1, vae1, rvae1, rvale1) passes a DSB that completes
+    stores (ISH, ISHST, SY, ST) and then reads active_cpu: the DSB that
+    completes the page-table updates before the look.
+  flush-look (switch-sb's CPU 1): every such path reads active_cpu after
+    its last DSB: the decision to go local is read after the DSB.
   rollover-wmb (rollover, rollover-nowmb): in context.o, every path from
     a plain store to active_cpu (set_active_cpu_new_asid()'s reset, in
     new_context()) to a store of context.id, a return or a branch out
@@ -497,15 +496,15 @@ class Checker:
             if bad[k]:
                 self.verdict(False, k, lit[k], '; '.join(bad[k]))
             else:
-                what = ('read of active_cpu, then DSB ISHST' if k == 'flush-dsb'
+                what = ('DSB ISHST, then a read of active_cpu' if k == 'flush-dsb'
                         else 'read of active_cpu after the last DSB')
                 self.verdict(True, k, lit[k], f'{what} before every local TLBI in '
                              f'{", ".join(res[k])}')
 
     def flush_paths(self, g):
-        """State search from the entry: s 0 nothing, 1 read active_cpu,
-        2 read then a store-completing DSB; t 1 if active_cpu was read
-        since the last DSB."""
+        """State search from the entry: s 0 nothing, 1 a store-completing
+        DSB, 2 such a DSB then a read of active_cpu; t 1 if active_cpu was
+        read since the last DSB."""
         start = (g.entry(), 0, 0)
         seen, todo = set(), [start]
         why = {'flush-dsb': None, 'flush-look': None}
@@ -516,15 +515,17 @@ class Checker:
             seen.add((a, s, t))
             i = g.at[a]
             if self.is_load(i):
-                s, t = max(s, 1), 1
+                t = 1
+                if s == 1:
+                    s = 2
             elif i.op == 'dsb':
                 t = 0
-                if s == 1 and i.args in DSB_STORE:
-                    s = 2
+                if s == 0 and i.args in DSB_STORE:
+                    s = 1
             if self.is_local_tlbi(i):
                 if s < 2 and not why['flush-dsb']:
                     why['flush-dsb'] = (f'{g.name}: {i} at {hex(a)} is reached without a DSB '
-                                        'ISHST/ISH between a read of active_cpu and it')
+                                        'ISHST/ISH followed by a read of active_cpu')
                 if not t and not why['flush-look']:
                     why['flush-look'] = (f'{g.name}: {i} at {hex(a)} is reached with no read '
                                          'of active_cpu after the last DSB (no second look)')
