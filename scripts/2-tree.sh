@@ -4,6 +4,8 @@
 #   branch series    base + patches/ (git am)
 #   branch emu       series + testonly/   (in-guest Hyper-V emulation)
 #   branch base-emu  base + testonly/     (the same, for base)
+#   branch base-count base + testonly-base/ (a count of the CPUs base's
+#                    Hyper-V flush hypercalls name: the nested boot)
 #   branch mutants   emu + mutants/       (kernels that break one flush)
 # testonly/ and mutants/ are harness-only kernel patches, never merged.
 # Refuses to throw away commits that were never exported (FORCE=1 overrides).
@@ -39,7 +41,7 @@ $(head -n 20 <<<"$dirty")$([ "$n" -le 20 ] || echo "
 	# Branches as the last make tree left them (tree.made) hold nothing
 	# new, even if patches/ moved on since (git pull): only commits made
 	# in the tree must be exported first.
-	made=$(git -C "$TREE" rev-parse series emu base-emu mutants 2>/dev/null || true)
+	made=$(git -C "$TREE" rev-parse series emu base-emu base-count mutants 2>/dev/null || true)
 	if [ "$made" != "$(cat "$OUT/tree.made" 2>/dev/null)" ] &&
 		! "$TOP"/scripts/export.sh --check; then
 		die "$TREE has commits that differ from patches/; run 'make export' first or FORCE=1"
@@ -153,6 +155,7 @@ on_top series base patches
 "$TOP"/scripts/cover.sh --to-tree
 on_top emu series testonly
 on_top base-emu base testonly
+on_top base-count base testonly-base
 on_top mutants emu mutants
 git checkout -q series
-git rev-parse series emu base-emu mutants >"$OUT/tree.made"
+git rev-parse series emu base-emu base-count mutants >"$OUT/tree.made"

@@ -28,6 +28,9 @@
 #     --tsc-watchdog  x86_64: leave the clocksource watchdog on the TSC
 #                     (no tsc=reliable), to reproduce that hang
 #     --cpu MODEL     QEMU's -cpu (default max), e.g. max,-flushbyasid
+#     --initrd NAME   boot out/initramfs-ARCH-NAME.cpio.gz instead of the
+#                     guest initramfs (nested: 3-build-nested.sh, the
+#                     nested Hyper-V boot's L1 with its L2 payload)
 #     --rig           boot on the tagged-TLB rig (scripts/rig.sh --cached:
 #                     built before, never here) with QEMU_RIG_TLB=1, its TLB
 #                     tagged per PCID/ASID, and -L for Debian's firmware
@@ -51,7 +54,7 @@
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 nodes=1 tests='' rows='' append='' tmo=900 kunit='' pin=0 silence=180 tscopt=tsc=reliable rig=0 cpu=max
+smp=4 nodes=1 tests='' rows='' append='' tmo=900 kunit='' pin=0 silence=180 tscopt=tsc=reliable rig=0 cpu=max initrd=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
@@ -63,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--kunit) kunit=$2 ;;
 	--silence) silence=$2 ;;
 	--cpu) cpu=$2 ;;
+	--initrd) initrd=$2 ;;
 	--pin) pin=1; shift; continue ;;
 	--tsc-watchdog) tscopt=; shift; continue ;;
 	--rig) rig=1; shift; continue ;;
@@ -73,7 +77,7 @@ done
 
 bdir=$OUT/build/$name
 kernel=$bdir/$(kimage "$arch")
-initrd=$OUT/initramfs-$arch.cpio.gz
+initrd=$OUT/initramfs-$arch${initrd:+-$initrd}.cpio.gz
 [ -f "$kernel" ] || die "no kernel image $kernel"
 [ -f "$initrd" ] || die "no initramfs $initrd"
 

@@ -148,12 +148,14 @@ logf_of() { echo "$LOGS/${1//\//_}.log"; }
 # then KVM selftests, then other tests, then the stress tests, whose
 # mutants leave stale translations behind.
 boot() {
-	local tag arch kernel suites tests append vopts bopts bo opts kunit m_rows m_checks m_evs m_wants m_kunit
+	local tag arch kernel suites tests append vopts bopts bo opts ib kunit m_rows m_checks m_evs m_wants m_kunit
 	IFS='|' read -r tag arch kernel suites tests append vopts bopts <<<"$1"
 	words bo "$bopts" || { log "boot $tag: bad 4-boot.sh options in guest/boots"; return 0; }
 	# Two memory nodes: tlb_coherency -m migrate moves pages between them.
 	# The line's own 4-boot.sh options (bo) come last and override these.
 	opts=(--nodes 2 --tests "$(tests_of "$tests")")
+	ib=()
+	[ "$kernel" != nested ] || ib=(--initrd nested)
 	m_rows=() m_kunit=()
 	[ "$kernel" != mutants ] || rows_of "$arch" "$append" "$(boot_qemu "$bopts")"
 	kunit=("${m_kunit[@]}")
@@ -175,7 +177,14 @@ boot() {
 	# lane.
 	# shellcheck disable=SC2016 # expanded by the bash -c
 	flock "$LOGS/.boot.lock" bash -c 'printf "[%4ds] check: boot %s\n" "$(( $(date +%s) - T0 ))" "$1" >&2; shift; exec "$@"' \
-		boot "$tag" "$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$(logf_of "$tag")" "${opts[@]}" "${bo[@]}" || true
+		boot "$tag" "$TOP"/scripts/4-boot.sh "$arch" "$(build_of "$arch" "$kernel")" "$(logf_of "$tag")" \
+		"${opts[@]}" "${ib[@]}" "${bo[@]}" || true
+}
+# build_of ARCH KERNEL: the kernel build a boot of guest/boots boots. The
+# kernel "nested" is the series kernel as L1, with the initramfs of
+# 3-build-nested.sh (QEMU and the L2 kernels).
+build_of() {
+	if [ "$2" = nested ]; then echo "$1-series"; else echo "$1-$2"; fi
 }
 # judge_boot LINE: the verdicts of one boot's log (which must say that it
 # ran on the QEMU its line names: 5-results.py --qemu). A mutants boot has
@@ -366,6 +375,11 @@ mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots"; matrix_boots)
 # shellcheck disable=SC2012 # only whether there is one
 have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
+# The nested Hyper-V boot (README, "The nested Hyper-V run") only with
+# NESTED=1: it needs a third x86_64 kernel (base-count) and about ten
+# minutes of boot, its L2 boots still fail to start now and then, and its
+# L1 once oopsed in KVM (not analysed yet), so make check leaves it out.
+[ "${NESTED:-0}" = 1 ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|nested|')
 mapfile -t boots < <(for a in "${arches[@]}"; do
 	for q in tcg rig; do
 		for b in "${boots[@]}"; do
@@ -487,6 +501,16 @@ for arch in "${arches[@]}"; do
 		gate "build $arch-mutants" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" mutants |
 			tee -a "$LOGS/harness.verdict" | tally || no_more_boots
 		touch "$LOGS/.built-$arch-mutants"
+	fi
+	# The nested Hyper-V boot's L1 initramfs: QEMU, and the L2 kernels
+	# base-count (base with a test-only count of its flush hypercalls'
+	# targets), series and, with the mutants, mutants.
+	if [ "$arch" = x86_64 ] && [ "${NESTED:-0}" = 1 ]; then
+		gate "build $arch-base-count" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh "$arch" base-count |
+			tee -a "$LOGS/harness.verdict" | tally || no_more_boots
+		gate "nested $arch" "${nice[@]}" "$TOP"/scripts/3-build-nested.sh base-count series \
+			${have_mutants:+mutants} | tee -a "$LOGS/harness.verdict" | tally || no_more_boots
+		touch "$LOGS/.built-$arch-nested"
 	fi
 done
 touch "$LOGS/.builds-done"

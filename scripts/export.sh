@@ -61,6 +61,7 @@ if ls "$tmp"/patches/0001-*.patch >/dev/null 2>&1; then
 	cp "$tmp"/addressed/0000-*.patch "$tmp/patches/"
 fi
 fmt series..emu "$tmp/testonly"
+fmt base..base-count "$tmp/testonly-base"
 fmt emu..mutants "$tmp/mutants"
 
 if [ $check = 1 ]; then
@@ -73,12 +74,13 @@ if [ $check = 1 ]; then
 	}
 	same "$tmp/patches" "${PATCHES_DIR:-$TOP/patches}" &&
 		same "$tmp/testonly" "$TOP/testonly" &&
+		same "$tmp/testonly-base" "$TOP/testonly-base" &&
 		same "$tmp/mutants" "$TOP/mutants"
 	exit
 fi
 # Only the patch files are generated: other files in these directories
 # (mutants/matrix) are the harness's own.
-for d in patches testonly mutants; do
+for d in patches testonly testonly-base mutants; do
 	mkdir -p "$TOP/$d"
 	rm -f "${TOP:?}/$d"/*.patch
 	cp "$tmp/$d"/*.patch "$TOP/$d/" 2>/dev/null || true

@@ -1,0 +1,249 @@
+#!/bin/busybox sh
+# shellcheck shell=dash # busybox's ash, checked as dash
+# The nested Hyper-V run, in L1 (the x86_64 guest, whose KVM runs on the
+# SVM and NPT of QEMU TCG's -cpu max): boot an L2 Linux guest on L1's KVM
+# with Hyper-V enlightenments, so that L2's flushes of other CPUs' TLBs
+# take hyperv_flush_tlb_multi() into KVM's implementation of the flush
+# hypercalls, and record on the L1 side what KVM received.
+#   nested-hv.sh [-s SMP] [-a APPEND] [-m MIN] KERNEL TESTS
+# KERNEL: /nested/bzImage-KERNEL (3-build-nested.sh); TESTS: ids of
+# /tests/list run in L2 by guest/init (tlbtests=). L2's console is
+# printed here as "L2: LINE".  While L2 runs, the L1 trace records
+# kvm:kvm_hv_flush_tlb and kvm:kvm_hv_flush_tlb_ex, with a trace_marker
+# line at each start of an L2 test ("# selftests: ID:").
+# Fails (exit 1) unless:
+#   - L2's kernel says it runs on Hyper-V ("Hyper-V: ...") and uses the
+#     flush hypercall ("Using hypercall for remote TLB flush");
+#   - every L2 test gave a result and none failed (a stress mode that
+#     skips itself, too slow for its coverage floor under load, is listed
+#     as "nested: L2 result:"; a skip of tlb_flush_history, whose check
+#     then did not run, makes the run a skip, status 4, unless it failed);
+#   - KVM received flush hypercalls at all while L2's tests ran;
+#   - during L2's tlb_flush_history (whose processes each run their
+#     flush loop alone on one CPU, every other CPU having left their mm:
+#     no flush of theirs needs another CPU), no address space got MIN (-m,
+#     default 64) or more hypercalls that name a VP other than the
+#     caller: the storm of hypercalls to CPUs the mm has left (each of
+#     the test's phases makes 4000 flushes; on base its history and busy
+#     mms got about 4040 hypercalls each, with hv-lazy-filter the busy
+#     mm 167 before the trim). A flush that frees page tables, as
+#     exit's and fork()'s do, still names them on the series (v2 review
+#     N2): the shell that runs the test got 6 on the series, 45 on base
+#     (HV_FLUSH_ALL_PROCESSORS), 33 with hv-lazy-filter; hence a
+#     threshold and not zero.
+# The summary lines start with "nested:"; the per address space lines
+# with "nested: as".
+smp=4 append='' min=64
+while [ $# -gt 0 ]; do
+	case $1 in
+	-s) smp=$2; shift 2 ;;
+	-a) append=$2; shift 2 ;;
+	-m) min=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+k=$1 tests=$2
+img=/nested/bzImage-$k
+[ -f "$img" ] || { echo "nested: no L2 kernel $img"; exit 1; }
+[ -c /dev/kvm ] || { echo "nested: no /dev/kvm in L1"; exit 1; }
+tr=/sys/kernel/tracing
+[ -d $tr/events ] || mount -t tracefs tracefs $tr 2>/dev/null ||
+	{ mount -t debugfs debugfs /sys/kernel/debug; tr=/sys/kernel/debug/tracing; }
+echo 0 > $tr/tracing_on
+echo > $tr/trace
+echo 16384 > $tr/buffer_size_kb
+echo 1 > $tr/events/kvm/kvm_hv_flush_tlb/enable
+echo 1 > $tr/events/kvm/kvm_hv_flush_tlb_ex/enable
+echo 1 > $tr/tracing_on
+
+# -xsave: TCG's -cpu max reports XSAVE sizes (CPUID 0xd) that an L2 with
+# XSAVE finds inconsistent ("XSAVE consistency problem: size 832 !=
+# kernel_size 576"), and that L2 then oopsed early. -tsc-deadline: with
+# the TSC-deadline timer, L2's clock stopped at AP bring-up in about one
+# boot in three here (the boot CPU asleep on a timer that never fired;
+# L1's KVM warned "user requested TSC rate below hardware speed", i.e. it
+# emulated L2's TSC in catch-up mode); with the LAPIC one-shot timer,
+# each of the 6 boots of three rounds of nested.hv_rounds reached its tests. hv-frequencies: L2
+# takes its TSC and APIC frequencies from Hyper-V's MSRs; without it L2
+# calibrates its delay loop on jiffies, and hung there.
+flags=-xsave,-tsc-deadline,hv-relaxed,hv-vpindex,hv-runtime,hv-time,hv-synic,hv-frequencies,hv-tlbflush,hv-tlbflush-ext,hv-ipi
+out=/tmp/nested-l2.log
+fifo=/tmp/nested-l2.fifo
+echo "nested: L2 $k smp=$smp -cpu host,$flags"
+t0=$(cut -d' ' -f1 /proc/uptime)
+# run_l2: one boot of L2, its console on ours as "L2: LINE" (and in
+# $out); a trace_marker line as each of its tests starts. An L2 that has
+# not started its tests ("TAP version") within $boot_limit s is stopped:
+# status 2, as is an L2 that ended before it. Seen here, in some boots
+# and not in others: L2's clock stops while it brings up its APs (its APs
+# spin in cpuhp_ap_sync_alive(), its boot CPU sleeps on a timer that
+# never fires), or L2 oopses early with a garbled exception frame; each
+# such boot is counted and retried, up to 3 boots in all.
+boot_limit=180
+run_l2() {
+	: > $out
+	rm -f $fifo /tmp/nested-l2.hung
+	mkfifo $fifo
+	# -M microvm: no PCI, no firmware tables to walk; qboot loads the
+	# kernel.
+	/usr/bin/qemu-system-x86_64 -accel kvm -M microvm -cpu "host,$flags" \
+		-name l2,debug-threads=on -smp "$smp" -m 768M -nodefaults -no-reboot \
+		-display none -serial stdio -kernel "$img" -initrd /nested/l2.cpio.gz \
+		-append "console=ttyS0 panic=-1 oops=panic rdinit=/init tsc=reliable kunit.enable=0 tlbtests=$tests $append" \
+		</dev/null >$fifo 2>&1 &
+	qpid=$!
+	(
+		sleep $boot_limit
+		grep -q '^TAP version' $out && exit 0
+		echo hung > /tmp/nested-l2.hung
+		kill $qpid
+	) &
+	wpid=$!
+	tr -d '\r' < $fifo | while IFS= read -r l; do
+		case $l in
+		"# selftests: "*) echo "L2 test ${l#\# selftests: }" > $tr/trace_marker ;;
+		esac
+		echo "$l" >> $out
+		echo "L2: $l"
+	done
+	wait $qpid
+	kill $wpid 2>/dev/null
+	wait $wpid 2>/dev/null
+	# A boot that never started its tests (stopped above, or crashed
+	# on the way: seen once, an oops with a garbled exception frame in
+	# L2's ktime_get()) says nothing about the tests: retried.
+	grep -q '^TAP version' $out || return 2
+	return 0
+}
+hung=0
+for attempt in 1 2 3; do
+	echo > $tr/trace
+	run_l2 && break
+	hung=$((hung + 1))
+	echo "nested: L2 boot $attempt ended or was stopped before its tests (limit ${boot_limit}s), last line: $(grep -v '^$' $out | tail -n 1)"
+done
+echo 0 > $tr/tracing_on
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "nested: L2 ran for $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s (L1 uptime), $attempt boots, $hung of them ended before their tests"
+
+fail=0
+if ! grep -q 'Hypervisor detected: Microsoft Hyper-V' $out ||
+	! grep -q 'Hyper-V: Using hypercall for remote TLB flush' $out; then
+	echo "nested: FAIL: L2 did not run on Hyper-V with the flush hypercall"
+	fail=1
+fi
+grep 'Hyper-V' $out | grep -v 'selftests:' | head -n 8 | sed 's/^/nested: L2 dmesg: /'
+ntests=$(echo "$tests" | tr ',' '\n' | grep -c .)
+nres=$(grep -cE '^(not )?ok [0-9]+ ' $out)
+nnot=$(grep -c '^not ok [0-9]* ' $out)
+grep '^not ok [0-9]* \|^ok [0-9]* .* # SKIP' $out | sed 's/^/nested: L2 result: /'
+if [ "$nres" != "$ntests" ] || [ "$nnot" != 0 ]; then
+	echo "nested: FAIL: $nres of $ntests L2 tests gave a result, $nnot failed"
+	fail=1
+fi
+
+# The trace: one line per hypercall "T CALLER KIND MASK AS FLAGS", after
+# the marker of the L2 test it ran in (T).
+cat $tr/trace | awk -v min="$min" '
+function hex(s,   i, c, v) {
+	v = 0
+	s = tolower(s)
+	sub(/^0x/, "", s)
+	for (i = 1; i <= length(s); i++) {
+		c = index("0123456789abcdef", substr(s, i, 1)) - 1
+		v = v * 16 + c
+	}
+	return v
+}
+function bits(m,   n) { n = 0; while (m > 0) { if (m % 2) n++; m = int(m / 2) } return n }
+function bit(m, b) { while (b-- > 0) m = int(m / 2); return m % 2 }
+/tracing_mark_write: L2 test / {
+	t = $0; sub(/.*L2 test /, "", t); sub(/:.*/, "", t); next
+}
+/kvm_hv_flush_tlb(_ex)?:/ {
+	caller = -1
+	if (match($0, /CPU [0-9]+\/KVM-/)) {
+		caller = substr($0, RSTART + 4, RLENGTH - 9) + 0
+	}
+	n++
+	cnt[t]++
+	if ($0 ~ /kvm_hv_flush_tlb_ex:/) {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "address_space") as = $(i + 1)
+			if ($i == "flags") fl = hex($(i + 1))
+			if ($i == "format") fmt = hex($(i + 1))
+		}
+		# Sparse banks are not traced: count an _EX call as naming
+		# others unless it is for its caller alone (not known here).
+		ex[t]++
+		other = 1
+		all = (fmt == 1)
+	} else {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "processor_mask") m = hex($(i + 1))
+			if ($i == "address_space") as = $(i + 1)
+			if ($i == "flags") fl = hex($(i + 1))
+		}
+		all = fl % 2
+		other = all || bits(m) > (caller >= 0 && bit(m, caller))
+	}
+	if (all) nall[t]++
+	if (other) {
+		no[t]++
+		key = t SUBSEP as
+		if (!(key in asn)) { ord[++nas] = key }
+		asn[key]++
+		if (all) asall[key]++
+		else asmask[key] = or_mask(asmask[key], m)
+		asc[key] = asc[key] (index(" " asc[key] " ", " " caller " ") ? "" : " " caller)
+	}
+}
+function or_mask(a, b,   r, p) {
+	r = 0; p = 1
+	while (a > 0 || b > 0) {
+		if (a % 2 || b % 2) r += p
+		a = int(a / 2); b = int(b / 2); p *= 2
+	}
+	return r
+}
+END {
+	printf "nested: KVM received %d flush hypercalls\n", n
+	for (tt in cnt)
+		printf "nested: during %s: %d hypercalls, %d naming a VP other than the caller (%d HV_FLUSH_ALL_PROCESSORS, %d _EX)\n", \
+			(tt == "" ? "boot" : tt), cnt[tt], no[tt], nall[tt], ex[tt]
+	storm = 0
+	for (i = 1; i <= nas; i++) {
+		key = ord[i]
+		split(key, kk, SUBSEP)
+		if (asn[key] < 8 && kk[1] !~ /tlb_flush_history/) continue
+		printf "nested: as %s during %s: %d hypercalls naming a VP other than the caller (callers%s; all processors %d; mask 0x%x)\n", \
+			kk[2], (kk[1] == "" ? "boot" : kk[1]), asn[key], asc[key], asall[key], asmask[key]
+		if (kk[1] ~ /tlb_flush_history/ && asn[key] >= min) storm++
+	}
+	print storm > "/tmp/nested-storm"
+	if (n == 0) { print "nested: FAIL: KVM received no flush hypercall"; exit 1 }
+	if (storm) {
+		printf "nested: FAIL: %d address spaces of tlb_flush_history got >= %d hypercalls naming CPUs the mm had left\n", storm, min
+		exit 1
+	}
+	printf "nested: no address space of tlb_flush_history got >= %d hypercalls naming a CPU the mm had left\n", min
+}' || fail=1
+# One line for both sides (the evidence of make check's must-fail runs):
+# tlb_flush_history's verdict in L2 and the count of its address spaces
+# that got the storm in L1.
+if grep -q '^ok [0-9]* mm.tlb_flush_history[a-z_]*$' $out; then h=ok
+elif grep -q '^not ok [0-9]* mm.tlb_flush_history' $out; then h=FAIL
+elif grep -q '^ok [0-9]* mm.tlb_flush_history[a-z_]* # SKIP' $out; then h=SKIP
+else h=none
+fi
+grep 'tlb_flush_history: .* sends .* flush targets per op' $out | sed 's/^# # /nested: L2 verdict: /'
+echo "nested: verdict: L2 tlb_flush_history $h, L1 address spaces with hypercalls to CPUs the mm had left: $(cat /tmp/nested-storm 2>/dev/null)"
+echo 0 > $tr/events/kvm/kvm_hv_flush_tlb/enable
+echo 0 > $tr/events/kvm/kvm_hv_flush_tlb_ex/enable
+# tlb_flush_history skipped its check in L2 (its first second ran out,
+# or no count): nothing was shown either way, unless L1's trace failed.
+if [ $fail = 0 ] && grep -q '^ok [0-9]* mm.tlb_flush_history[a-z_]* # SKIP' $out; then
+	echo "nested: SKIP: tlb_flush_history skipped its check in L2"
+	exit 4
+fi
+exit $fail
