@@ -8,7 +8,7 @@ pkgs=(
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	qemu-system-x86 qemu-system-arm
 	curl dpkg-dev gnuplot-nox
-	shellcheck pyflakes3
+	shellcheck pyflakes3 mypy
 )
 apt_install deps "${pkgs[@]}"
 log "deps: ok"

@@ -215,11 +215,11 @@ def main():
                        f"{len(m.get('passed', {}).get('base', []))})")
             if m.get('lost'):
                 out.append(f"    {m['arch']}, lost: {' '.join(m['lost'])}")
-            for k, v in (m.get('passed_in_some_rounds') or {}).items():
-                if v:
+            for k, tests in (m.get('passed_in_some_rounds') or {}).items():
+                if tests:
                     out.extend(textwrap.wrap(
                         f"{m['arch']}, {k} passed in some rounds only: "
-                        f"{' '.join(v)}", 71, initial_indent='    ',
+                        f"{' '.join(tests)}", 71, initial_indent='    ',
                         subsequent_indent='      '))
         out.append('')
     sys.stdout.write('\n'.join(out).rstrip('\n') + '\n')

@@ -65,7 +65,7 @@ def check(dpath, rows):
 
 def summary(dpath, rows):
     """One line per part: its decisions and how their rows are checked."""
-    parts = {}
+    parts: dict[str, list] = {}    # part: [decisions, row names]
     for _, d, err in decisions(dpath):
         if err:
             continue
@@ -75,7 +75,7 @@ def summary(dpath, rows):
             parts[d['part']][1].update(expand(name, rows))
     out = []
     for part, (nd, rs) in parts.items():
-        kinds = {}
+        kinds: dict[str, int] = {}
         for r in rs:
             c, q = rows[r]['check'], rows[r]['qemu']
             k = ('not observable here' if c == '-' else
@@ -102,6 +102,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.util.spec_from_file_location(
         'mutants', os.path.join(here, '5-mutants.py'))
+    assert spec is not None and spec.loader is not None
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     mrows = list(m.rows(args.matrix))

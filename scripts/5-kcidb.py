@@ -390,10 +390,11 @@ SPEC = {
     'number': ('value', 'value unit prefix'),
     'environment': ('', 'compatible comment misc')}
 N = (int, float)
-TYPES = dict(duration=N, value=N, valid=bool, waived=bool, misc=dict,
-             number=dict, environment=dict, patchset_files=list,
-             contacts=list, input_files=list, output_files=list,
-             compatible=list)
+TYPES: dict[str, type | tuple[type, ...]] = dict(
+    duration=N, value=N, valid=bool, waived=bool, misc=dict,
+    number=dict, environment=dict, patchset_files=list,
+    contacts=list, input_files=list, output_files=list,
+    compatible=list)
 ID = r'[a-z0-9_]+:.*'
 PATTERN = dict(id=ID, checkout_id=ID, build_id=ID, origin=r'[a-z0-9_]+',
                git_commit_hash=r'[0-9a-f]{40}', patchset_hash=r'|[0-9a-f]{64}',
@@ -531,7 +532,7 @@ def main():
     doc = Doc(args)
     (check if args.mode == 'check' else bench)(doc, args.input)
     doc.finish()
-    data = {'version': {'major': 4, 'minor': 5}, **{k: list(getattr(
+    data: dict[str, object] = {'version': {'major': 4, 'minor': 5}, **{k: list(getattr(
         doc, k).values()) for k in ('checkouts', 'builds', 'tests')}}
     if errs := validate(data):
         sys.exit('5-kcidb.py: not KCIDB v4.5:\n  ' + '\n  '.join(errs[:20]))

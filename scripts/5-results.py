@@ -141,7 +141,8 @@ def kunit_parse(tree, lines):
 
 def test_outputs(lines):
     """Diagnostic lines of each userspace test, by test id, in run order."""
-    out, cur = {}, None
+    out: dict[str, list[str]] = {}
+    cur = None
     for l in lines:
         m = re.match(r'^# selftests: (\S+): ', l)
         if m:
@@ -199,8 +200,8 @@ def parse(args):
     try:
         with open(args.log, errors='replace') as f:
             raw = [l.rstrip('\n').rstrip('\r') for l in f]
-    except OSError as e:
-        return {'log': os.path.abspath(args.log), 'error': f'no console log: {e}'}
+    except OSError as err:
+        return {'log': os.path.abspath(args.log), 'error': f'no console log: {err}'}
     # The harness's own trailer: the hang marker with the register dump, or
     # the timeout marker. Everything before it is the console.
     trailer = next((i for i, l in enumerate(raw)
@@ -444,18 +445,18 @@ def verdict(res, args, v):
             # Its pass line quotes the last line that has the evidence's
             # literal start ("stale=" of stale=[1-9]: "... stale=0"), or
             # else its last line of output.
-            out = [o for o in res.get('outputs', {}).get(name, [])
-                   if not re.match(re.escape(name) + r': rc=|# Totals:', o)]
-            lit = re.match(r'[^\\.^$*+?()[\]{}|]*', args.evidence or '').group(0)
-            last = next((o for o in reversed(out) if lit and lit in o),
-                        out[-1] if out else '')
-            m = re.search(args.evidence, '\n'.join(out), re.M) if args.evidence else None
+            outl = [o for o in res.get('outputs', {}).get(name, [])
+                    if not re.match(re.escape(name) + r': rc=|# Totals:', o)]
+            lit = re.split(r'[\\.^$*+?()[\]{}|]', args.evidence or '', maxsplit=1)[0]
+            last = next((o for o in reversed(outl) if lit and lit in o),
+                        outl[-1] if outl else '')
+            m = re.search(args.evidence, '\n'.join(outl), re.M) if args.evidence else None
             if t['status'] == 'PASS':
                 v.item('PASS', name, 'passed with its mutant on' +
                        (f': "{last[:200]}"' if last else ''))
                 # Every line with the evidence's literal start (each
                 # mode's "stale=0"), for results/evidence.md.
-                v.evidence(name, [o.strip() for o in out if lit and lit in o])
+                v.evidence(name, [o.strip() for o in outl if lit and lit in o])
             elif t['status'] == 'SKIP':
                 v.item('FAIL', name, 'skipped itself with its mutant on, where it must pass')
             else:

@@ -125,7 +125,9 @@ def disassemble(path):
     """{function: [Insn]} of .text, and every .text Insn by address."""
     out = subprocess.run([OBJDUMP, '-d', '--no-show-raw-insn', '-j', '.text', path],
                          capture_output=True, text=True, check=True).stdout
-    funcs, by_addr, cur = {}, {}, None
+    funcs: dict[str, list[Insn]] = {}
+    by_addr: dict[int, Insn] = {}
+    cur = None
     for line in out.splitlines():
         m = re.match(r'^([0-9a-f]+) <([^>]+)>:$', line)
         if m:
@@ -174,7 +176,7 @@ class Obj:
     def __init__(self, path):
         self.path = path
         self.funcs, self.by_addr = disassemble(path)
-        self.extra = {}
+        self.extra: dict[int, set[int]] = {}
         for orig, olen, repl, rlen in alternatives(path):
             for i in range(0, olen, 4):
                 a = orig + i
@@ -482,8 +484,8 @@ class Checker:
     def flush(self):
         lit = {'flush-dsb': 'switch-sb, flush-sb-nodsb, flush-sb-ishld',
                'flush-look': 'switch-sb'}
-        res = {'flush-dsb': [], 'flush-look': []}
-        bad = {'flush-dsb': [], 'flush-look': []}
+        res: dict[str, list[str]] = {'flush-dsb': [], 'flush-look': []}
+        bad: dict[str, list[str]] = {'flush-dsb': [], 'flush-look': []}
         for rel, pat in FLUSH:
             o = self.obj(rel)
             names = [f for f in o.named(pat)
@@ -511,7 +513,7 @@ class Checker:
         read since the last DSB."""
         start = (g.entry(), 0, 0)
         seen, todo = set(), [start]
-        why = {'flush-dsb': None, 'flush-look': None}
+        why: dict[str, str | None] = {'flush-dsb': None, 'flush-look': None}
         while todo:
             a, s, t = todo.pop()
             if (a, s, t) in seen:

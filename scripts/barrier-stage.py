@@ -38,6 +38,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location('barrier_check',
                                               os.path.join(HERE, 'barrier-check.py'))
+assert spec is not None and spec.loader is not None
 bc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bc)
 

@@ -23,8 +23,8 @@ declare -A bg_pid=() # background stages (bg_start, below)
 # about 5 min, then its checks), the arm64 barrier check (once the arm64
 # series kernel is built), the tagged-TLB rig (rig_stage, below),
 # the lint checks that need no kernel build (checkpatch, Cc:,
-# MAINTAINERS, shellcheck and pyflakes3 on the harness; and the sparse
-# build), the harness self-tests. Each runs at a lower priority beside the
+# MAINTAINERS, shellcheck, pyflakes3 and mypy on the harness; and the
+# sparse build), the harness self-tests. Each runs at a lower priority beside the
 # builds and boots, its verdict lines in $LOGS/NAME.verdict, and is
 # stopped with make check. collect NAME waits for one and adds up its
 # counts.

@@ -9,7 +9,8 @@
 #   variants: SMP=n, HYPERV=n, CPU_SUP_AMD=n (x86), 16K/64K pages (arm64)
 #   sparse (C=2) and kernel-doc on touched files: nothing base lacks
 #   shell: shellcheck -x on every shell script of the project
-#   python: pyflakes3 and py_compile on every Python file of the project
+#   python: pyflakes3, mypy (scripts/mypy.ini) and py_compile on every
+#     Python file of the project
 # Options: --patches DIR (default patches/), --range A..B (default
 # base..series), --only "CHECK ..." and --skip "CHECK ...", CHECK one of
 # checkpatch cc maintainers bisect variants sparse kdoc shell python
@@ -98,16 +99,22 @@ if want python; then
 	# py_compile's byte code goes to a directory of its own, not into
 	# the checkout.
 	pyc=$(mktemp -d)
+	# mypy keeps its cache under $OUT: 3 s without it, 0.2 s with it here.
 	if ! command -v pyflakes3 >/dev/null; then
 		bad "python: no pyflakes3 (scripts/0-deps.sh installs it)"
+	elif ! command -v mypy >/dev/null; then
+		bad "python: no mypy (scripts/0-deps.sh installs it)"
 	elif [ ${#srcs[@]} = 0 ]; then
 		bad "python: no Python files found"
 	elif ! out=$(cd "$TOP" && pyflakes3 "${srcs[@]}" 2>&1); then
 		bad "python: pyflakes3, $(findings "$out")"
+	elif ! out=$(cd "$TOP" && mypy --config-file scripts/mypy.ini --cache-dir "$OUT/mypy-cache" \
+		--no-error-summary "${srcs[@]}" 2>&1); then
+		bad "python: mypy, $(findings "$out")"
 	elif ! out=$(cd "$TOP" && PYTHONPYCACHEPREFIX=$pyc python3 -m py_compile "${srcs[@]}" 2>&1); then
 		bad "python: py_compile, $(findings "$out")"
 	else
-		ok "python (pyflakes3, py_compile: ${#srcs[@]} files)"
+		ok "python (pyflakes3, mypy, py_compile: ${#srcs[@]} files)"
 	fi
 	rm -rf "$pyc"
 fi

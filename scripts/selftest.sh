@@ -281,9 +281,10 @@ fi
 
 # 5c. make lint's checks of the harness's own code: a shell script with
 #     a finding of shellcheck's (an unquoted $1) fails the shell check,
-#     quoting the finding, and a Python file with an unused import fails
-#     the python check; the same files mended pass. The lists of files are
-#     the stand-ins' (LINT_SHELL_FILES, LINT_PYTHON_FILES), not the tree's.
+#     quoting the finding, and a Python file with an unused import
+#     (pyflakes3) or with a type error (mypy) fails the python check; the
+#     same files mended pass. The lists of files are the stand-ins'
+#     (LINT_SHELL_FILES, LINT_PYTHON_FILES), not the tree's.
 mkdir -p "$tmp/lint-code"
 # shellcheck disable=SC2016 # the stand-in's own $1
 printf '#!/bin/bash\necho $1\n' >"$tmp/lint-code/bad.sh"
@@ -291,17 +292,20 @@ printf '#!/bin/bash\necho $1\n' >"$tmp/lint-code/bad.sh"
 printf '#!/bin/bash\necho "$1"\n' >"$tmp/lint-code/good.sh"
 printf 'import os\n' >"$tmp/lint-code/bad.py"
 printf 'import os\nprint(os.sep)\n' >"$tmp/lint-code/good.py"
-lint_code() { # lint_code NAME: lint.sh's shell and python checks on NAME.sh, NAME.py
-	LINT_SHELL_FILES=$tmp/lint-code/$1.sh LINT_PYTHON_FILES=$tmp/lint-code/$1.py \
-		"$TOP"/scripts/lint.sh --only "shell python" 2>&1
+printf 'n = len("a")\nn = "b"\nprint(n)\n' >"$tmp/lint-code/typed.py"
+lint_code() { # lint_code NAME [PY]: lint.sh's shell and python checks on NAME.sh, PY.py (NAME.py)
+	LINT_SHELL_FILES=$tmp/lint-code/$1.sh LINT_PYTHON_FILES=$tmp/lint-code/${2:-$1}.py \
+		OUT=$tmp/lint-code/out "$TOP"/scripts/lint.sh --only "shell python" 2>&1
 }
-g=$(lint_code good) b=$(lint_code bad)
+g=$(lint_code good) b=$(lint_code bad) ty=$(lint_code good typed)
 if grep -qx 'counts 2 0 0' <<<"$g" && grep -qx 'counts 0 2 0' <<<"$b" &&
 	grep -q '^FAIL lint shell: .*bad\.sh:2:6: .*\[SC2086\]' <<<"$b" &&
-	grep -q "^FAIL lint python: .*bad\.py:1:1: 'os' imported but unused" <<<"$b"; then
-	ok "lint fails a shell script with a shellcheck finding and an unused Python import"
+	grep -q "^FAIL lint python: .*bad\.py:1:1: 'os' imported but unused" <<<"$b" &&
+	grep -qx 'counts 1 1 0' <<<"$ty" &&
+	grep -q '^FAIL lint python: mypy, .*typed\.py:2: error: Incompatible types in assignment' <<<"$ty"; then
+	ok "lint fails a shell script with a shellcheck finding, an unused Python import and a Python type error"
 else
-	bad "lint fails a shell script with a shellcheck finding and an unused Python import (good: $(paste -sd'|' <<<"$g"); bad: $(paste -sd'|' <<<"$b"))"
+	bad "lint fails a shell script with a shellcheck finding, an unused Python import and a Python type error (good: $(paste -sd'|' <<<"$g"); bad: $(paste -sd'|' <<<"$b"); typed: $(paste -sd'|' <<<"$ty"))"
 fi
 
 # 6. make lint: a series that breaks the build mid-way and mends it in the

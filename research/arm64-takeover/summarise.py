@@ -29,7 +29,8 @@ CTX = re.compile(r"ctxsw: mode=(\S+) ns_per_switch=([\d.]+)")
 def parse(path):
     """One boot's log: its repeat lines of migrate.c, each as a tuple of
     its fields (for --csv), and {metric: [values]}."""
-    reps, vals = [], {}
+    reps: list[tuple] = []
+    vals: dict[str, list[float]] = {}
 
     def add(metric, v):
         vals.setdefault(metric, []).append(float(v))
@@ -62,7 +63,8 @@ def main():
     logs = Path(sys.argv[1])
     csv = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--csv" else None
     rounds = {}  # (kernel, round) -> {metric: value}
-    local = {}  # (kernel, mode) -> [repeats with < 0.5 broadcasts, repeats]
+    # (kernel, mode) -> [repeats with < 0.5 broadcasts, repeats]
+    local: dict[tuple[str, str], list[int]] = {}
     rows = []
     for f in sorted(logs.glob("arm64-*-perf-*.log")):
         m = re.match(r"arm64-(\w+)-perf-(\d+)\.log$", f.name)

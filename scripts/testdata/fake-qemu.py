@@ -47,8 +47,8 @@ def serve(srv):
                     break
                 buf += d
                 while b'\n' in buf:
-                    cmd, buf = buf.split(b'\n', 1)
-                    cmd = cmd.strip().decode()
+                    line, buf = buf.split(b'\n', 1)
+                    cmd = line.strip().decode()
                     conn.sendall(cmd.encode() + b'\x1b[K\r\n')
                     if cmd == 'quit':
                         sys.exit(0)
