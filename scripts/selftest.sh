@@ -848,6 +848,57 @@ if [ "$rc" = 0 ] && [ "$(head -n 1 "$tmp/rig.log")" = "### tlb-series: qemu rig 
 else
 	bad "4-boot.sh --rig (rc=$rc, $rc2: $(tail -n 2 "$tmp/rig.err" "$tmp/norig.err" | tr '\n' ';'))"
 fi
+# 8b4. The QEMU command line of each kind of boot, argument by argument
+#      (testdata/boot-args.expect: recorded before the per-arch settings
+#      moved to scripts/qemu/ARCH.conf): both arches, as they are and
+#      with --nodes 2, --cpu, --initrd, --rig, --tsc-watchdog and the
+#      guest's own options. Stand-ins for qemu-system-x86_64 and
+#      qemu-system-aarch64 on PATH (and in the rig's entry) record their
+#      path, QEMU_RIG_TLB and their arguments; paths of this run are
+#      written @TMP@, the monitor's directory @RUN@, the rig's key @KEY@.
+qb=$tmp/qbin
+mkdir -p "$qb" "$tmp/out/build/arm64-fake/arch/arm64/boot"
+: >"$tmp/out/build/arm64-fake/arch/arm64/boot/Image"
+: >"$tmp/out/initramfs-arm64.cpio.gz"
+: >"$tmp/out/initramfs-x86_64-nested.cpio.gz"
+cat >"$qb/qemu-system-x86_64" <<'EOS'
+#!/bin/sh
+{ echo "$0 QEMU_RIG_TLB=${QEMU_RIG_TLB:-unset}"; printf '%s\n' "$@"; } >>"$ARGS_OUT"
+echo "reboot: Power down"
+EOS
+chmod +x "$qb/qemu-system-x86_64"
+cp "$qb/qemu-system-x86_64" "$qb/qemu-system-aarch64"
+cp "$qb/qemu-system-x86_64" "$qb/qemu-system-aarch64" "$rc_/rig/$key/bin/"
+: >"$tmp/all.args"
+while IFS='|' read -r what opts; do
+	o=()
+	words o "$opts"
+	echo "## $what${opts:+: $opts}" >>"$tmp/all.args"
+	env -u MEM -u QEMU_CMD -u QEMU_RIG_TLB PATH="$qb:$PATH" OUT="$tmp/out" CACHE="$rc_" ARGS_OUT="$tmp/all.args" \
+		"$TOP"/scripts/4-boot.sh "${what%% *}" "${what%% *}-fake" "$tmp/args-${what// /-}.log" --timeout 60 "${o[@]}" \
+		</dev/null 2>>"$tmp/all.err" || echo "status $?" >>"$tmp/all.args"
+done <<'EOL'
+x86_64|
+arm64|
+x86_64 nodes|--nodes 2
+arm64 nodes|--nodes 2 --smp 2
+x86_64 cpu|--cpu max,-pcid,-invpcid,-flushbyasid
+arm64 cpu|--cpu cortex-a57
+x86_64 initrd|--initrd nested --nodes 1 --timeout 2700
+x86_64 rig|--rig --nodes 2
+arm64 rig|--rig
+x86_64 watchdog|--tsc-watchdog --silence 30 --nodes 1 --append 'stop_machine_test_hold_ms=2000 tlb_mutant=x'
+arm64 watchdog|--tsc-watchdog
+x86_64 guest|--tests mm.a,kvm.b --rows r1,r2 --kunit '*' --append 'kvm_amd.npt=0 kunit.autorun=0' --smp 2
+arm64 guest|--tests mm.a --kunit 'tlb*' --append kpti=1
+EOL
+sed -i -e "s|$tmp|@TMP@|g" -e 's|/tmp/tlb-boot\.[^/]*/|@RUN@/|g' -e "s|/$key/|/@KEY@/|g" "$tmp/all.args"
+if diff -u "$td/boot-args.expect" "$tmp/all.args" >"$tmp/all.diff"; then
+	ok "4-boot.sh gives QEMU the recorded argument list on both arches, with --nodes, --cpu, --initrd, --rig and the guest's options"
+else
+	head -n 40 "$tmp/all.diff" >&2
+	bad "4-boot.sh's QEMU argument lists differ from testdata/boot-args.expect ($(grep -c '^[-+][^-+]' "$tmp/all.diff") lines; $(tail -n 2 "$tmp/all.err" | tr '\n' ';'))"
+fi
 # 8c. 4-boot.sh killed (TERM): it stops QEMU and exits 143.
 rc=0
 "${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/term.pid" \
