@@ -1038,4 +1038,55 @@ if grep -q '^# ' "$h/results/mutants.md" && cmp -s "$h/results/mutants.md" "$tmp
 else
 	bad "make check PUBLISH=1 copies its results: $(find "$h/results" "$tmp/hout/logs/check/results" -type f | tr '\n' ' ')"
 fi
+# 8h. boot_row (scripts/boot-row.sh), which make check and make
+#     repro-watchdog boot and judge through: a row of the mutants kernel
+#     whose arch and append two matrix rows have (a KUnit case, a test)
+#     boots once with its tests, the rows in order and KUnit's options
+#     (8b4's stand-in QEMU), then gets its log, a JSON file (LOG.json,
+#     LOG.ROW.json) and a verdict file for the boot, each row
+#     (ARCH/mutant/ROW) and each control (TAG/control/CHECK: the KUnit
+#     case's suite), each passed to the caller's row_judged in that order; judge_row --ahead writes a
+#     missing verdict file again and passes none; a row whose
+#     5-results.py options do not split is judged not at all (status 2).
+br=$tmp/br
+mkdir -p "$br/guest" "$br/mutants" "$br/logs" "$tmp/out/build/x86_64-mutants/arch/x86/boot"
+cp -a "$TOP/scripts" "$TOP/base.conf" "$br/"
+cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$br/guest/"
+: >"$tmp/out/build/x86_64-mutants/arch/x86/boot/bzImage"
+printf '%s\n' 'rb|rb|p|x86_64|x=1|mm.tlb_coherency_short|stale=[1-9]|a test row|' \
+	'ra|ra|p|x86_64|x=1|kunit.tlb_x.case_a|-|a KUnit row|tcg' \
+	'rc|rc|p|x86_64||mm.tlb_coherency_short|stale=[1-9]|another append|' >"$br/mutants/matrix"
+r=$( (
+	TOP=$br LOGS=$br/logs OUT=$tmp/out PATH="$qb:$PATH" ARGS_OUT=$br/args
+	export OUT PATH ARGS_OUT
+	# shellcheck source=boot-row.sh
+	. "$br/scripts/boot-row.sh"
+	# shellcheck disable=SC2317 # called by row_verdict
+	row_judged() { echo "judged $1 $(basename "$2") $(basename "$3")"; }
+	row='x86_64/m|x86_64|mutants||caught:mm.tlb_coherency_short|x=1||--nodes 1'
+	boot_row "$row" 2>"$br/err"
+	echo "status $?"
+	rm "$br/logs/x86_64_mutant_rb.log.verdict"
+	judge_row --ahead "$row"
+	# shellcheck disable=SC2012 # the test's own file names
+	echo "ahead $? $(LC_ALL=C ls "$br/logs" | paste -sd' ')"
+	st=0
+	judge_row "x86_64/q|x86_64|series|||| --x 'a|" || st=$?
+	echo "bad quote $st"
+) 2>&1)
+want="judged x86_64/m x86_64_m.log.verdict x86_64_m.log
+judged x86_64/mutant/ra x86_64_mutant_ra.log.verdict x86_64_m.log
+judged x86_64/mutant/rb x86_64_mutant_rb.log.verdict x86_64_m.log
+judged x86_64/m/control/kunit.tlb_x x86_64_m_control_kunit.tlb_x.log.verdict x86_64_m.log
+judged x86_64/m/control/mm.tlb_coherency_short x86_64_m_control_mm.tlb_coherency_short.log.verdict x86_64_m.log
+status 0
+ahead 0 x86_64_m.log x86_64_m.log.control:kunit.tlb_x.json x86_64_m.log.control:mm.tlb_coherency_short.json x86_64_m.log.json x86_64_m.log.ra.json x86_64_m.log.rb.json x86_64_m.log.verdict x86_64_m_control_kunit.tlb_x.log.verdict x86_64_m_control_mm.tlb_coherency_short.log.verdict x86_64_mutant_ra.log.verdict x86_64_mutant_rb.log.verdict"
+if [ "$(head -n 7 <<<"$r")" = "$want" ] && grep -qx 'bad quote 2' <<<"$r" &&
+	grep -qx 'console=ttyS0 tsc=reliable panic=-1 oops=panic rdinit=/init kunit.enable=1 kunit.filter_glob=\* tlbtests=mm.tlb_coherency_short tlbrows=ra,rb x=1 kunit.autorun=0' "$br/args" &&
+	[ "$(grep -c -x -- -kernel "$br/args")" = 1 ] && grep -qx 4 "$br/args" &&
+	grep -q '^counts ' "$br/logs/x86_64_mutant_rb.log.verdict" && [ ! -e "$br/logs/x86_64_q.log.verdict" ]; then
+	ok "boot_row boots a row once and judges it, its matrix rows and controls, as make check does"
+else
+	bad "boot_row: [$(tr '\n' ';' <<<"$r")] $(grep -A1 -x -- -append "$br/args" | tail -n 1)"
+fi
 echo "counts $p $f 0"
