@@ -26,8 +26,8 @@
 #                     while a test runs, and no boot or KUnit step is
 #                     silent for minutes, so 180 s is safe.
 #     --tsc-watchdog  x86_64: leave the clocksource watchdog on the TSC
-#                     (no tsc=reliable), to reproduce that hang
-#     --cpu MODEL     QEMU's -cpu (default max), e.g. max,-flushbyasid
+#                     (no CLOCK_APPEND, tsc=reliable), to reproduce that hang
+#     --cpu MODEL     QEMU's -cpu (default QEMU_CPU, max), e.g. max,-flushbyasid
 #     --initrd NAME   boot out/initramfs-ARCH-NAME.cpio.gz instead of the
 #                     guest initramfs (nested: 3-build-nested.sh, the
 #                     nested Hyper-V boot's L1 with its L2 payload)
@@ -48,13 +48,18 @@
 # hang (not 125: timeout(1) itself returns 125 when it fails), 122 on a
 # full disk, 128+N when stopped by signal N (QEMU is stopped first: none
 # is left running).
+# What differs between the arches (the qemu-system-* program, machine,
+# CPU model, console, kernel image) is in scripts/qemu/ARCH.conf.
 # QEMU_CMD, for the self-tests only, replaces the qemu-system-* program;
 # BOOT_FREE_KB_CMD, for them too, prints the free KiB instead of df.
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 name=$2 logf=$3
 shift 3
-smp=4 nodes=1 tests='' rows='' append='' tmo=900 kunit='' pin=0 silence=180 tscopt=tsc=reliable rig=0 cpu=max initrd=
+[ -f "$TOP/scripts/qemu/$arch.conf" ] || die "no QEMU settings for arch $arch (scripts/qemu/$arch.conf)"
+# shellcheck source=qemu/x86_64.conf
+. "$TOP/scripts/qemu/$arch.conf"
+smp=4 nodes=1 tests='' rows='' append='' tmo=900 kunit='' pin=0 silence=180 tscopt=$CLOCK_APPEND rig=0 cpu=$QEMU_CPU initrd=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smp) smp=$2 ;;
@@ -76,7 +81,7 @@ while [ $# -gt 0 ]; do
 done
 
 bdir=$OUT/build/$name
-kernel=$bdir/$(kimage "$arch")
+kernel=$bdir/$KERNEL_IMAGE
 initrd=$OUT/initramfs-$arch${initrd:+-$initrd}.cpio.gz
 [ -f "$kernel" ] || die "no kernel image $kernel"
 [ -f "$initrd" ] || die "no initramfs $initrd"
@@ -87,25 +92,9 @@ else
 	kopt="kunit.enable=0"
 fi
 cmdline="panic=-1 oops=panic rdinit=/init $kopt tlbtests=$tests${rows:+ tlbrows=$rows} $append"
-case $arch in
-x86_64)
-	# tsc=reliable keeps the clocksource watchdog off the TSC, and with it
-	# 7.3's remote skew check (watchdog_check_skew()), where about one
-	# boot in 40 of a kernel without patch 1 of the series hung early here
-	# (CPU0 spinning with interrupts off on a timeout that its own tick
-	# drives; README, "A boot hang in the clocksource watchdog"). make
-	# bench boots base kernels too, and the TLB tests do not depend on the
-	# watchdog; it also skips the TSC sync check, which a loaded host can
-	# fail with two sockets (then the guest keeps time on the HPET).
-	# --tsc-watchdog drops it (make repro-watchdog, the held boots).
-	qemu=(qemu-system-x86_64 -cpu "$cpu" -append "console=ttyS0${tscopt:+ $tscopt} $cmdline")
-	;;
-arm64)
-	# shellcheck disable=SC2054 # the commas are QEMU's -M option list
-	qemu=(qemu-system-aarch64 -M virt,gic-version=3 -cpu "$cpu"
-		-append "console=ttyAMA0 $cmdline")
-	;;
-esac
+qemu=("$QEMU_BIN")
+[ -z "$QEMU_MACHINE" ] || qemu+=(-M "$QEMU_MACHINE")
+qemu+=(-cpu "$cpu" -append "console=$CONSOLE${tscopt:+ $tscopt} $cmdline")
 rigkey=
 unset QEMU_RIG_TLB
 if [ "$rig" = 1 ]; then

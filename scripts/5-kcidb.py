@@ -42,7 +42,19 @@ import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARCHES = {'x86_64': '', 'arm64': 'aarch64-linux-gnu-'}  # lib.sh
-KIMAGE = {'x86_64': 'arch/x86/boot/bzImage', 'arm64': 'arch/arm64/boot/Image'}
+
+
+def qemu_conf(arch):
+    """The KEY=VALUE lines of scripts/qemu/ARCH.conf (4-boot.sh's)."""
+    try:
+        with open(os.path.join(TOP, 'scripts', 'qemu', arch + '.conf')) as f:
+            return {k: v for k, _, v in (l.rstrip('\n').partition('=')
+                                         for l in f if re.match(r'[A-Z_]+=', l))}
+    except OSError:
+        return {}
+
+
+KIMAGE = {a: qemu_conf(a).get('KERNEL_IMAGE', '-') for a in ARCHES}
 FIXED_TIME = '2026-11-15T22:30:00+00:00'  # lib.sh BASE_DATE
 # A FAIL of the harness is a MISS, of a test cut off an ERROR; known
 # failures and mutant kernels' splats, that verdicts skip, waived FAILs.

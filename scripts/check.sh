@@ -115,130 +115,37 @@ finish() {
 	[ "$F" -eq 0 ]
 	exit
 }
-# verdict TAG LOG [5-results.py options]: judge one boot's log (or, with
-# --row, one mutation-matrix row of it) and add up its counts. The boot
-# lanes judge each boot when it ends (prejudge=1: the verdict file only);
-# here that file is taken as it is when it is complete and newer than
-# the log.
-verdict() {
-	local tag=$1 logf=$2 vf
-	shift 2
-	vf=$LOGS/${tag//\//_}.log.verdict
-	if ! [ "$vf" -nt "$logf" ] || ! grep -q '^counts ' "$vf" 2>/dev/null; then
-		"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
-			--known "$TOP/guest/known-failures.txt" "$@" >"$vf" || true
-	fi
-	[ "${prejudge:-0}" = 0 ] || return 0
-	tally <"$vf"
-	# A verdict without its counts line is a failure, not the end of make
-	# check without a summary.
-	counted_or_fail "$tag results" "5-results.py gave no counts (see $logf)"
-}
 counted_or_fail() { # counted_or_fail WHAT WHY: after tally, no counts line is a FAIL
 	if [ "$counted" = 0 ]; then
 		printf '  FAIL %s -- %s\n' "$1" "$2"
 		F=$((F + 1))
 	fi
 }
-logf_of() { echo "$LOGS/${1//\//_}.log"; }
-# boot LINE: one boot of guest/boots (a line of the boots array), its
-# console in its log; no verdict. A boot of the mutants kernel runs, after
-# the line's tests, the mutation-matrix rows of its arch and append, each
-# with its mutant turned on in turn (guest/init run_row): KUnit rows first,
-# then KVM selftests, then other tests, then the stress tests, whose
-# mutants leave stale translations behind.
-boot() {
-	local tag arch kernel suites tests append vopts bopts bo opts ib kunit m_rows m_checks m_evs m_wants m_kunit
-	IFS='|' read -r tag arch kernel suites tests append vopts bopts <<<"$1"
-	words bo "$bopts" || { log "boot $tag: bad 4-boot.sh options in guest/boots"; return 0; }
-	# Two memory nodes: tlb_coherency -m migrate moves pages between them.
-	# The line's own 4-boot.sh options (bo) come last and override these.
-	opts=(--nodes 2 --tests "$(tests_of "$tests")")
-	ib=()
-	[ "$kernel" != nested ] || ib=(--initrd nested)
-	m_rows=() m_kunit=()
-	[ "$kernel" != mutants ] || rows_of "$arch" "$append" "$(boot_qemu "$bopts")"
-	kunit=("${m_kunit[@]}")
-	[ -z "$suites" ] || kunit=(--kunit "$suites")
-	if [ ${#m_rows[@]} -gt 0 ]; then
-		opts+=("${kunit[@]}" --rows "$(IFS=,; echo "${m_rows[*]}")"
-			--append "$append${kunit:+ kunit.autorun=0}")
-	else
-		opts+=("${kunit[@]}" --append "$append")
-	fi
-	# A hang (4-boot.sh --silence), a timeout or a panic is in the log:
-	# 5-results.py reports it. One boot at a time: two guests of 4 vCPUs
-	# on 2 host CPUs slowed a timing-bound check enough to make it skip
-	# (tlb_flush_history's first second after a trim), which fails its
-	# mutation row; the builds and checks beside a boot run at a lower
-	# priority and take little from it.
-	# The log line is written once the lock is held, so that the times
-	# in make check's log are the boot's own, not its wait for the other
-	# lane.
-	# shellcheck disable=SC2016 # expanded by the bash -c
-	flock "$LOGS/.boot.lock" bash -c 'printf "[%4ds] check: boot %s\n" "$(( $(date +%s) - T0 ))" "$1" >&2; shift; exec "$@"' \
-		boot "$tag" "$TOP"/scripts/4-boot.sh "$arch" "$(build_of "$arch" "$kernel")" "$(logf_of "$tag")" \
-		"${opts[@]}" "${ib[@]}" "${bo[@]}" || true
+# The boots (scripts/boot-row.sh): one at a time, under the boot lock.
+# Two guests of 4 vCPUs on 2 host CPUs slowed a timing-bound check
+# enough to make it skip (tlb_flush_history's first second after a
+# trim), which fails its mutation row; the builds and checks beside a
+# boot run at a lower priority and take little from it. The lanes judge
+# each boot when it ends (judge_row --ahead: the verdict files only);
+# judge_boot takes each file as it is when it is complete and newer than
+# the log, and counts it (row_judged).
+. "$TOP/scripts/boot-row.sh"
+ROW_LOCK=$LOGS/.boot.lock ROW_WHO=check
+# shellcheck disable=SC2317 # called by boot-row.sh's row_verdict
+row_judged() { # row_judged TAG VERDICT LOG: count one verdict
+	tally <"$2"
+	# A verdict without its counts line is a failure, not the end of make
+	# check without a summary.
+	counted_or_fail "$1 results" "5-results.py gave no counts (see $3)"
 }
-# build_of ARCH KERNEL: the kernel build a boot of guest/boots boots. The
-# kernel "nested" is the series kernel as L1, with the initramfs of
-# 3-build-nested.sh (QEMU and the L2 kernels).
-build_of() {
-	if [ "$2" = nested ]; then echo "$1-series"; else echo "$1-$2"; fi
-}
-# judge_boot LINE: the verdicts of one boot's log (which must say that it
-# ran on the QEMU its line names: 5-results.py --qemu). A mutants boot has
-# one more per matrix row: its check must fail with its own evidence (a
-# KUnit case: its failed expectation), or, for a rig row on stock TCG,
-# pass with its mutant on. A row's verdict is tagged ARCH/mutant/ROW on
-# stock TCG, ARCH/rig/mutant/ROW on the rig. And one per check of its
-# rows, run with every mutant off, which must pass: TAG/control/CHECK.
-judge_boot() {
-	local tag arch kernel kunit tests append vopts bopts vo logf m_rows m_checks m_evs m_wants m_kunit i evo q rtag
-	IFS='|' read -r tag arch kernel kunit tests append vopts bopts <<<"$1"
-	logf=$(logf_of "$tag")
-	if ! words vo "$vopts"; then
-		[ "${prejudge:-0}" = 1 ] || printf 'FAIL %s options -- bad quoting in guest/boots: %s\ncounts 0 1 0\n' \
-			"$tag" "$vopts" | tee -a "$LOGS/harness.verdict" | tally
-		return 0
-	fi
-	q=$(boot_qemu "$bopts")
-	verdict "$tag" "$logf" --qemu "$q" "${vo[@]}"
-	[ "$kernel" = mutants ] || return 0
-	rows_of "$arch" "$append" "$q"
-	rtag=$arch/mutant
-	[ "$q" = tcg ] || rtag=$arch/$q/mutant
-	for i in "${!m_rows[@]}"; do
-		evo=(--expect-fail "${m_checks[$i]}" --evidence "${m_evs[$i]}")
-		case ${m_checks[$i]} in kunit.*) evo=(--expect-fail "${m_checks[$i]}") ;; esac
-		# A rig row on stock TCG: its check must pass (the evidence
-		# regex, if it fails, is quoted).
-		[ "${m_wants[$i]}" = fail ] || evo=(--expect-pass "${evo[@]:1}")
-		# Judging ahead (verdict files only), the rows of a boot
-		# are judged two at a time: a python start-up each, a
-		# second or more under load, 15 rows for x86_64's mutants
-		# boot.
-		if [ "${prejudge:-0}" = 1 ]; then
-			[ "$(jobs -pr | wc -l)" -lt 2 ] || wait -n || true
-			verdict "$rtag/${m_rows[$i]}" "$logf" --row "${m_rows[$i]}" --qemu "$q" \
-				"${evo[@]}" --allow-splat &
-		else
-			verdict "$rtag/${m_rows[$i]}" "$logf" --row "${m_rows[$i]}" --qemu "$q" \
-				"${evo[@]}" --allow-splat
-		fi
-	done
-	[ "${prejudge:-0}" = 0 ] || wait
-	# The controls (guest/init run_control): each check of the boot's
-	# rows (a KUnit case's suite), every mutant off, before any row ran;
-	# each must pass.
-	local c
-	local -A ctl=()
-	for c in "${m_checks[@]}"; do
-		case $c in kunit.*.*) c=${c%.*} ;; esac
-		[ -z "${ctl[$c]:-}" ] || continue
-		ctl[$c]=1
-		verdict "$tag/control/$c" "$logf" --row "control:$c" --qemu "$q"
-	done
+judge_boot() { # judge_boot LINE: judge_row, each verdict counted; a line
+	# whose 5-results.py options do not split is a FAIL
+	local tag vopts st=0
+	judge_row "$1" || st=$?
+	[ "$st" = 2 ] || return 0
+	IFS='|' read -r tag _ _ _ _ _ vopts _ <<<"$1"
+	printf 'FAIL %s options -- bad quoting in guest/boots: %s\ncounts 0 1 0\n' \
+		"$tag" "$vopts" | tee -a "$LOGS/harness.verdict" | tally
 }
 
 # The boots run in two lanes, one per arch, in the background, each boot
@@ -293,7 +200,7 @@ lane() { # lane ARCH
 		done
 		todo=(${left[@]+"${left[@]}"})
 		[ -n "$next" ] || { sleep 2; continue; }
-		boot "$next"
+		row_boot "$next" || true
 		# Judged beside the lane's next boot (at the lower priority
 		# of the other work beside boots), not before it: the boot
 		# lock would otherwise sit idle while the lane judges. One
@@ -302,7 +209,7 @@ lane() { # lane ARCH
 		[ -z "$judge" ] || wait "$judge" || true
 		(
 			renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
-			prejudge=1 judge_boot "$next"
+			judge_row --ahead "$next" || true
 		) &
 		judge=$!
 	done
@@ -343,7 +250,7 @@ no_more_boots() { # a failed build: the boots that ran are judged
 judge_boots() { # judge_boots [--ran]: the verdicts of every boot (that ran)
 	local b
 	for b in "${boots[@]}"; do
-		[ "${1:-}" = --ran ] && ! [ -e "$(logf_of "${b%%|*}")" ] && continue
+		[ "${1:-}" = --ran ] && ! [ -e "$(row_log "${b%%|*}")" ] && continue
 		judge_boot "$b"
 	done
 	return 0

@@ -28,11 +28,9 @@ cross_compile() {
 	esac
 }
 
-kimage() {
-	case $1 in
-	x86_64) echo arch/x86/boot/bzImage ;;
-	arm64) echo arch/arm64/boot/Image ;;
-	esac
+kimage() { # kimage ARCH: the kernel image in a build dir (scripts/qemu/ARCH.conf)
+	# shellcheck source=qemu/x86_64.conf
+	(. "$TOP/scripts/qemu/$1.conf" && echo "$KERNEL_IMAGE")
 }
 
 # Fixed identities and dates make the base commit, and every commit that

@@ -36,6 +36,7 @@
 #                       the window): the series must not hang; base's
 #                       rate is printed beside it.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/boot-row.sh"
 lock_out
 
 # boots_field TAG N: field N of make check's boot TAG (guest/boots), so
@@ -46,21 +47,24 @@ boots_field() {
 		"$TOP/guest/boots"
 }
 
-# watchdog_boots TAG "KERNEL:N:JUDGE ..." [4-boot.sh options]: N boots of
-# each KERNEL, the kernels taken in turn (while each has boots left), two
-# at a time, so that each kernel's boots meet the same load. Each log is
-# judged by 5-results.py, with the options of make check's boot JUDGE
-# (guest/boots field 7), or none for "-". Prints per KERNEL "KERNEL:
-# passed P of N, hung H" (H: boots whose console went silent, from
-# 5-results.py's console verdict); each failed boot's first FAIL line
-# goes to stderr, and so does the evidence of each boot that passed with
-# some. Not to be called in a command substitution: a guest/boots line
-# it cannot use must stop the repro (die), not just a subshell.
+# watchdog_boots TAG "KERNEL:N:JUDGE ..." [APPEND [4-BOOT.SH OPTIONS]]: N
+# boots of each KERNEL, the kernels taken in turn (while each has boots
+# left), two at a time, so that each kernel's boots meet the same load.
+# Each is a row of guest/boots' format (scripts/boot-row.sh boot_row: one
+# memory node, the clocksource watchdog on the TSC, a hang a console
+# silent for 30 s, then the options given), judged by 5-results.py with
+# the options of make check's boot JUDGE (guest/boots field 7), or none
+# for "-". Prints per KERNEL "KERNEL: passed P of N, hung H" (H: boots
+# whose console went silent, from 5-results.py's console verdict); each
+# failed boot's first FAIL line goes to stderr, and so does the evidence
+# of each boot that passed with some. Not to be called in a command
+# substitution: a guest/boots line it cannot use must stop the repro
+# (die), not just a subshell.
 watchdog_boots() {
-	local tag=$1 specs=$2 k n i j rc logf out order=() more=1 spec o pids
+	local tag=$1 specs=$2 append=${3:-} bopts="--tsc-watchdog --silence 30 --timeout 300 --nodes 1${4:+ $4}"
+	local k n i j rc vf order=() more=1 spec o pids
 	local -A want cnt judge pass hung
 	local -a vo
-	shift 2
 	for spec in $specs; do
 		IFS=: read -r k n j <<<"$spec"
 		want[$k]=$n cnt[$k]=0 pass[$k]=0 hung[$k]=0 judge[$k]=
@@ -83,10 +87,10 @@ watchdog_boots() {
 	for ((i = 0; i < ${#order[@]}; i += 2)); do
 		pids=()
 		for ((j = i; j < ${#order[@]} && j < i + 2; j++)); do
-			k=${order[$j]%-"$tag"-*}
-			logf=$OUT/logs/repro-watchdog/${order[$j]}.log
-			"$TOP"/scripts/4-boot.sh x86_64 "$k" "$logf" \
-				--tsc-watchdog --silence 30 --timeout 300 "$@" >/dev/null 2>"$logf.err" &
+			n=${order[$j]}
+			k=${n%-"$tag"-*}
+			boot_row "$n|x86_64|${k#x86_64-}|||$append|${judge[$k]}|$bopts" \
+				>/dev/null 2>"$(row_log "$n").err" &
 			pids+=($!)
 		done
 		for j in "${pids[@]}"; do
@@ -97,20 +101,18 @@ watchdog_boots() {
 	done
 	for n in "${order[@]}"; do
 		k=${n%-"$tag"-*}
-		logf=$OUT/logs/repro-watchdog/$n.log
-		words vo "${judge[$k]}"
-		out=$("$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$n" "${vo[@]}" 2>&1) || true
-		if grep -qE '^(FAIL [^ ]+ console -- hang:|(PASS|FAIL) [^ ]+ console -- hung)' <<<"$out"; then
+		vf=$(row_log "$n").verdict
+		if grep -qE '^(FAIL [^ ]+ console -- hang:|(PASS|FAIL) [^ ]+ console -- hung)' "$vf" 2>/dev/null; then
 			hung[$k]=$((hung[$k] + 1))
 		fi
-		if grep -q '^counts [0-9]* 0 ' <<<"$out"; then
+		if grep -q '^counts [0-9]* 0 ' "$vf" 2>/dev/null; then
 			pass[$k]=$((pass[$k] + 1))
 			# The evidence of a boot that passed (where the hang was,
 			# the hold's message); a plain boot's PASS has none.
-			{ grep '^PASS .* -- ' <<<"$out" || true; } | cut -c1-200 |
+			{ grep '^PASS .* -- ' "$vf" || true; } | cut -c1-200 |
 				while read -r l; do log "watchdog: $l"; done
 		else
-			log "watchdog: $(grep -m1 '^FAIL' <<<"$out" | cut -c1-240 || echo "$n: no verdict (see $logf)")"
+			log "watchdog: $(grep -m1 '^FAIL' "$vf" 2>/dev/null | cut -c1-240 || echo "$n: no verdict (see $(row_log "$n"))")"
 		fi
 	done
 	for spec in $specs; do
@@ -124,9 +126,10 @@ if [ "${1:-}" = watchdog ]; then
 		"$TOP"/scripts/3-build-kernel.sh x86_64 "$k" >/dev/null
 	done
 	"$TOP"/scripts/3-build-tests.sh x86_64 series >/dev/null
-	rm -rf "$OUT/logs/repro-watchdog"
-	mkdir -p "$OUT/logs/repro-watchdog"
-	sum=$OUT/logs/repro-watchdog/summary
+	LOGS=$OUT/logs/repro-watchdog
+	rm -rf "$LOGS"
+	mkdir -p "$LOGS"
+	sum=$LOGS/summary
 	rc=0
 	n=${WATCHDOG_HELD:-5} s=${WATCHDOG_BOOTS:-200} b=${WATCHDOG_BASE_BOOTS:-80}
 	[ "$n" -ge 1 ] || die "WATCHDOG_HELD must be at least 1: the held boots are the evidence"
@@ -141,7 +144,7 @@ if [ "${1:-}" = watchdog ]; then
 	words bo "$o" || die "bad 4-boot.sh options for x86_64/mutants/watchdog-held in guest/boots"
 	echo "held ($hold), base (base-emu) and series (emu) in turn:"
 	watchdog_boots held "x86_64-base-emu:$n:x86_64/mutants/cs-tick-clock x86_64-emu:$n:x86_64/mutants/watchdog-held" \
-		--append "$hold" "${bo[@]}" >"$sum"
+		"$hold" "$o" >"$sum"
 	cat "$sum"
 	grep -qx "x86_64-base-emu: passed $n of $n, hung $n" "$sum" || rc=1
 	grep -qx "x86_64-emu: passed $n of $n, hung 0" "$sum" || rc=1

@@ -5,11 +5,13 @@
 # tests are the series' build, as make bench boots them), to show that the
 # rig raises no false alarm on a kernel without the series. Not part of
 # make check (its time is tight): a measurement, results/rig-base.md.
-# Each boot is judged by 5-results.py as make check judges its boots
-# (--qemu rig, the known failures); prints each verdict that is not a
-# PASS, then per boot "TAG: P passed, F failed, S skipped, N s".
+# Each boot is booted and judged as make check does its boots
+# (scripts/boot-row.sh: --qemu rig, the known failures); prints each
+# verdict that is not a PASS, then per boot "TAG: P passed, F failed, S
+# skipped, N s".
 # Exit status non-zero if a boot failed anything.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/boot-row.sh"
 lock_out
 
 # The boots, in guest/boots' format: the test sets of make check's series
@@ -33,24 +35,20 @@ for arch in x86_64 arm64; do
 	done
 	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
 done
-logs=$OUT/logs/rig-base
-rm -rf "$logs"
-mkdir -p "$logs"
+LOGS=$OUT/logs/rig-base
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
 rc=0 sum=
 for b in "${boots[@]}"; do
-	IFS='|' read -r tag arch kernel suites tests append vopts bopts <<<"$b"
+	IFS='|' read -r tag _ _ _ _ _ vopts bopts <<<"$b"
 	if ! words bo "$bopts" || ! words vo "$vopts"; then
 		die "rig-base: bad options in $tag"
 	fi
-	logf=$logs/${tag//\//_}.log
+	logf=$(row_log "$tag")
 	t=$(date +%s)
-	"$TOP"/scripts/4-boot.sh "$arch" "$arch-$kernel" "$logf" --nodes 2 \
-		--tests "$(tests_of "$tests")" ${suites:+--kunit "$suites"} \
-		--append "$append" "${bo[@]}" >/dev/null 2>"$logf.err" || true
+	row_boot "$b" >/dev/null 2>"$logf.err" || true
 	t=$(($(date +%s) - t))
-	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
-		--known "$TOP/guest/known-failures.txt" --qemu "$(boot_qemu "$bopts")" \
-		${vo[@]+"${vo[@]}"} >"$logf.verdict" || true
+	judge_row "$b" || true
 	grep -v -e '^PASS ' -e '^counts ' "$logf.verdict" || true
 	read -r _ p f s < <(grep '^counts ' "$logf.verdict" || echo "counts 0 1 0")
 	[ "$f" = 0 ] || rc=1

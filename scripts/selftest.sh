@@ -848,6 +848,57 @@ if [ "$rc" = 0 ] && [ "$(head -n 1 "$tmp/rig.log")" = "### tlb-series: qemu rig 
 else
 	bad "4-boot.sh --rig (rc=$rc, $rc2: $(tail -n 2 "$tmp/rig.err" "$tmp/norig.err" | tr '\n' ';'))"
 fi
+# 8b4. The QEMU command line of each kind of boot, argument by argument
+#      (testdata/boot-args.expect: recorded before the per-arch settings
+#      moved to scripts/qemu/ARCH.conf): both arches, as they are and
+#      with --nodes 2, --cpu, --initrd, --rig, --tsc-watchdog and the
+#      guest's own options. Stand-ins for qemu-system-x86_64 and
+#      qemu-system-aarch64 on PATH (and in the rig's entry) record their
+#      path, QEMU_RIG_TLB and their arguments; paths of this run are
+#      written @TMP@, the monitor's directory @RUN@, the rig's key @KEY@.
+qb=$tmp/qbin
+mkdir -p "$qb" "$tmp/out/build/arm64-fake/arch/arm64/boot"
+: >"$tmp/out/build/arm64-fake/arch/arm64/boot/Image"
+: >"$tmp/out/initramfs-arm64.cpio.gz"
+: >"$tmp/out/initramfs-x86_64-nested.cpio.gz"
+cat >"$qb/qemu-system-x86_64" <<'EOS'
+#!/bin/sh
+{ echo "$0 QEMU_RIG_TLB=${QEMU_RIG_TLB:-unset}"; printf '%s\n' "$@"; } >>"$ARGS_OUT"
+echo "reboot: Power down"
+EOS
+chmod +x "$qb/qemu-system-x86_64"
+cp "$qb/qemu-system-x86_64" "$qb/qemu-system-aarch64"
+cp "$qb/qemu-system-x86_64" "$qb/qemu-system-aarch64" "$rc_/rig/$key/bin/"
+: >"$tmp/all.args"
+while IFS='|' read -r what opts; do
+	o=()
+	words o "$opts"
+	echo "## $what${opts:+: $opts}" >>"$tmp/all.args"
+	env -u MEM -u QEMU_CMD -u QEMU_RIG_TLB PATH="$qb:$PATH" OUT="$tmp/out" CACHE="$rc_" ARGS_OUT="$tmp/all.args" \
+		"$TOP"/scripts/4-boot.sh "${what%% *}" "${what%% *}-fake" "$tmp/args-${what// /-}.log" --timeout 60 "${o[@]}" \
+		</dev/null 2>>"$tmp/all.err" || echo "status $?" >>"$tmp/all.args"
+done <<'EOL'
+x86_64|
+arm64|
+x86_64 nodes|--nodes 2
+arm64 nodes|--nodes 2 --smp 2
+x86_64 cpu|--cpu max,-pcid,-invpcid,-flushbyasid
+arm64 cpu|--cpu cortex-a57
+x86_64 initrd|--initrd nested --nodes 1 --timeout 2700
+x86_64 rig|--rig --nodes 2
+arm64 rig|--rig
+x86_64 watchdog|--tsc-watchdog --silence 30 --nodes 1 --append 'stop_machine_test_hold_ms=2000 tlb_mutant=x'
+arm64 watchdog|--tsc-watchdog
+x86_64 guest|--tests mm.a,kvm.b --rows r1,r2 --kunit '*' --append 'kvm_amd.npt=0 kunit.autorun=0' --smp 2
+arm64 guest|--tests mm.a --kunit 'tlb*' --append kpti=1
+EOL
+sed -i -e "s|$tmp|@TMP@|g" -e 's|/tmp/tlb-boot\.[^/]*/|@RUN@/|g' -e "s|/$key/|/@KEY@/|g" "$tmp/all.args"
+if diff -u "$td/boot-args.expect" "$tmp/all.args" >"$tmp/all.diff"; then
+	ok "4-boot.sh gives QEMU the recorded argument list on both arches, with --nodes, --cpu, --initrd, --rig and the guest's options"
+else
+	head -n 40 "$tmp/all.diff" >&2
+	bad "4-boot.sh's QEMU argument lists differ from testdata/boot-args.expect ($(grep -c '^[-+][^-+]' "$tmp/all.diff") lines; $(tail -n 2 "$tmp/all.err" | tr '\n' ';'))"
+fi
 # 8c. 4-boot.sh killed (TERM): it stops QEMU and exits 143.
 rc=0
 "${fake[@]}" FAKE_QEMU_MODE=hang FAKE_QEMU_PIDFILE="$tmp/term.pid" \
@@ -986,5 +1037,56 @@ if grep -q '^# ' "$h/results/mutants.md" && cmp -s "$h/results/mutants.md" "$tmp
 	ok "make check PUBLISH=1 copies its mutants.md and check.json to results/"
 else
 	bad "make check PUBLISH=1 copies its results: $(find "$h/results" "$tmp/hout/logs/check/results" -type f | tr '\n' ' ')"
+fi
+# 8h. boot_row (scripts/boot-row.sh), which make check and make
+#     repro-watchdog boot and judge through: a row of the mutants kernel
+#     whose arch and append two matrix rows have (a KUnit case, a test)
+#     boots once with its tests, the rows in order and KUnit's options
+#     (8b4's stand-in QEMU), then gets its log, a JSON file (LOG.json,
+#     LOG.ROW.json) and a verdict file for the boot, each row
+#     (ARCH/mutant/ROW) and each control (TAG/control/CHECK: the KUnit
+#     case's suite), each passed to the caller's row_judged in that order; judge_row --ahead writes a
+#     missing verdict file again and passes none; a row whose
+#     5-results.py options do not split is judged not at all (status 2).
+br=$tmp/br
+mkdir -p "$br/guest" "$br/mutants" "$br/logs" "$tmp/out/build/x86_64-mutants/arch/x86/boot"
+cp -a "$TOP/scripts" "$TOP/base.conf" "$br/"
+cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$br/guest/"
+: >"$tmp/out/build/x86_64-mutants/arch/x86/boot/bzImage"
+printf '%s\n' 'rb|rb|p|x86_64|x=1|mm.tlb_coherency_short|stale=[1-9]|a test row|' \
+	'ra|ra|p|x86_64|x=1|kunit.tlb_x.case_a|-|a KUnit row|tcg' \
+	'rc|rc|p|x86_64||mm.tlb_coherency_short|stale=[1-9]|another append|' >"$br/mutants/matrix"
+r=$( (
+	TOP=$br LOGS=$br/logs OUT=$tmp/out PATH="$qb:$PATH" ARGS_OUT=$br/args
+	export OUT PATH ARGS_OUT
+	# shellcheck source=boot-row.sh
+	. "$br/scripts/boot-row.sh"
+	# shellcheck disable=SC2317 # called by row_verdict
+	row_judged() { echo "judged $1 $(basename "$2") $(basename "$3")"; }
+	row='x86_64/m|x86_64|mutants||caught:mm.tlb_coherency_short|x=1||--nodes 1'
+	boot_row "$row" 2>"$br/err"
+	echo "status $?"
+	rm "$br/logs/x86_64_mutant_rb.log.verdict"
+	judge_row --ahead "$row"
+	# shellcheck disable=SC2012 # the test's own file names
+	echo "ahead $? $(LC_ALL=C ls "$br/logs" | paste -sd' ')"
+	st=0
+	judge_row "x86_64/q|x86_64|series|||| --x 'a|" || st=$?
+	echo "bad quote $st"
+) 2>&1)
+want="judged x86_64/m x86_64_m.log.verdict x86_64_m.log
+judged x86_64/mutant/ra x86_64_mutant_ra.log.verdict x86_64_m.log
+judged x86_64/mutant/rb x86_64_mutant_rb.log.verdict x86_64_m.log
+judged x86_64/m/control/kunit.tlb_x x86_64_m_control_kunit.tlb_x.log.verdict x86_64_m.log
+judged x86_64/m/control/mm.tlb_coherency_short x86_64_m_control_mm.tlb_coherency_short.log.verdict x86_64_m.log
+status 0
+ahead 0 x86_64_m.log x86_64_m.log.control:kunit.tlb_x.json x86_64_m.log.control:mm.tlb_coherency_short.json x86_64_m.log.json x86_64_m.log.ra.json x86_64_m.log.rb.json x86_64_m.log.verdict x86_64_m_control_kunit.tlb_x.log.verdict x86_64_m_control_mm.tlb_coherency_short.log.verdict x86_64_mutant_ra.log.verdict x86_64_mutant_rb.log.verdict"
+if [ "$(head -n 7 <<<"$r")" = "$want" ] && grep -qx 'bad quote 2' <<<"$r" &&
+	grep -qx 'console=ttyS0 tsc=reliable panic=-1 oops=panic rdinit=/init kunit.enable=1 kunit.filter_glob=\* tlbtests=mm.tlb_coherency_short tlbrows=ra,rb x=1 kunit.autorun=0' "$br/args" &&
+	[ "$(grep -c -x -- -kernel "$br/args")" = 1 ] && grep -qx 4 "$br/args" &&
+	grep -q '^counts ' "$br/logs/x86_64_mutant_rb.log.verdict" && [ ! -e "$br/logs/x86_64_q.log.verdict" ]; then
+	ok "boot_row boots a row once and judges it, its matrix rows and controls, as make check does"
+else
+	bad "boot_row: [$(tr '\n' ';' <<<"$r")] $(grep -A1 -x -- -append "$br/args" | tail -n 1)"
 fi
 echo "counts $p $f 0"

@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# One boot of a row in guest/boots' format, and its verdicts; sourced
+# after lib.sh (check.sh, repro.sh). A row:
+#   tag|arch|kernel|kunit|tests|append|5-results.py options|4-boot.sh options
+# (guest/boots' header). Its console goes to row_log TAG ($LOGS/TAG.log,
+# each / of TAG a _), each of its verdicts to a file beside it
+# ($LOGS/VTAG.log.verdict; 5-results.py writes LOG.json too).
+#   boot_row ROW            boot it, then judge it; the boot's status
+#   row_boot ROW            boot it (4-boot.sh): its log, no verdict
+#   judge_row [--ahead] ROW its verdicts (below); 2 if its 5-results.py
+#                           options do not split (nothing judged)
+# ROW_LOCK=FILE: one boot at a time, under a lock on FILE; once it holds
+# the lock, row_boot says "[Ns] ROW_WHO: boot TAG" on stderr. A caller
+# that defines row_judged TAG VERDICT_FILE LOG has it called after each
+# verdict (not with --ahead): make check counts them there.
+
+row_log() { echo "$LOGS/${1//\//_}.log"; }
+# row_build ARCH KERNEL: the kernel build a row boots. The kernel
+# "nested" is the series kernel as L1, with the initramfs of
+# 3-build-nested.sh (QEMU and the L2 kernels).
+row_build() {
+	if [ "$2" = nested ]; then echo "$1-series"; else echo "$1-$2"; fi
+}
+boot_row() {
+	local st=0
+	row_boot "$1" || st=$?
+	judge_row "$1" || true
+	return "$st"
+}
+# row_boot ROW: a boot of the mutants kernel runs, after the row's tests,
+# the mutation-matrix rows of its arch, append and QEMU, each with its
+# mutant turned on in turn (guest/init run_row): KUnit rows first, then
+# KVM selftests, then other tests, then the stress tests, whose mutants
+# leave stale translations behind. A hang (4-boot.sh --silence), a
+# timeout or a panic is in the log: 5-results.py reports it.
+row_boot() {
+	local tag arch kernel suites tests append vopts bopts bo opts ib kunit m_rows m_checks m_evs m_wants m_kunit
+	IFS='|' read -r tag arch kernel suites tests append vopts bopts <<<"$1"
+	words bo "$bopts" || { log "boot $tag: bad 4-boot.sh options in guest/boots"; return 1; }
+	# Two memory nodes: tlb_coherency -m migrate moves pages between them.
+	# The row's own 4-boot.sh options (bo) come last and override these.
+	opts=(--nodes 2 --tests "$(tests_of "$tests")")
+	ib=()
+	[ "$kernel" != nested ] || ib=(--initrd nested)
+	m_rows=() m_kunit=()
+	[ "$kernel" != mutants ] || rows_of "$arch" "$append" "$(boot_qemu "$bopts")"
+	kunit=("${m_kunit[@]}")
+	[ -z "$suites" ] || kunit=(--kunit "$suites")
+	if [ ${#m_rows[@]} -gt 0 ]; then
+		opts+=("${kunit[@]}" --rows "$(IFS=,; echo "${m_rows[*]}")"
+			--append "$append${kunit:+ kunit.autorun=0}")
+	else
+		opts+=("${kunit[@]}" --append "$append")
+	fi
+	set -- "$TOP"/scripts/4-boot.sh "$arch" "$(row_build "$arch" "$kernel")" "$(row_log "$tag")" \
+		"${opts[@]}" "${ib[@]}" "${bo[@]}"
+	if [ -z "${ROW_LOCK:-}" ]; then
+		"$@"
+	else
+		# The line is written once the lock is held, so that the times
+		# in the caller's log are the boot's own, not its wait for the
+		# lock.
+		# shellcheck disable=SC2016 # expanded by the bash -c
+		flock "$ROW_LOCK" bash -c 'printf "[%4ds] %s: boot %s\n" "$(( $(date +%s) - T0 ))" "$1" "$2" >&2; shift 2; exec "$@"' \
+			boot "${ROW_WHO:-boot}" "$tag" "$@"
+	fi
+}
+# row_verdict TAG LOG [5-results.py options]: judge one boot's log (or,
+# with --row, one mutation-matrix row of it) into TAG's verdict file,
+# unless that file is complete and newer than the log (judged ahead).
+row_verdict() {
+	local tag=$1 logf=$2 vf
+	shift 2
+	vf=$LOGS/${tag//\//_}.log.verdict
+	if ! [ "$vf" -nt "$logf" ] || ! grep -q '^counts ' "$vf" 2>/dev/null; then
+		"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$tag" \
+			--known "$TOP/guest/known-failures.txt" "$@" >"$vf" || true
+	fi
+	[ "${ahead:-0}" = 0 ] || return 0
+	! declare -F row_judged >/dev/null || row_judged "$tag" "$vf" "$logf"
+}
+# judge_row [--ahead] ROW: the verdicts of one boot's log (which must say
+# that it ran on the QEMU its row names: 5-results.py --qemu), with the
+# row's 5-results.py options. A mutants boot has one more per matrix
+# row: its check must fail with its own evidence (a KUnit case: its
+# failed expectation), or, for a rig row on stock TCG, pass with its
+# mutant on. A row's verdict is tagged ARCH/mutant/ROW on stock TCG,
+# ARCH/rig/mutant/ROW on the rig. And one per check of its rows, run
+# with every mutant off, which must pass: TAG/control/CHECK. --ahead:
+# the verdict files only (no row_judged), the matrix rows two at a time.
+judge_row() {
+	local ahead=0
+	[ "$1" != --ahead ] || { ahead=1; shift; }
+	local tag arch kernel kunit tests append vopts bopts vo logf m_rows m_checks m_evs m_wants m_kunit i evo q rtag c
+	local -A ctl=()
+	IFS='|' read -r tag arch kernel kunit tests append vopts bopts <<<"$1"
+	logf=$(row_log "$tag")
+	words vo "$vopts" || return 2
+	q=$(boot_qemu "$bopts")
+	row_verdict "$tag" "$logf" --qemu "$q" "${vo[@]}"
+	[ "$kernel" = mutants ] || return 0
+	rows_of "$arch" "$append" "$q"
+	rtag=$arch/mutant
+	[ "$q" = tcg ] || rtag=$arch/$q/mutant
+	for i in "${!m_rows[@]}"; do
+		evo=(--expect-fail "${m_checks[$i]}" --evidence "${m_evs[$i]}")
+		case ${m_checks[$i]} in kunit.*) evo=(--expect-fail "${m_checks[$i]}") ;; esac
+		# A rig row on stock TCG: its check must pass (the evidence
+		# regex, if it fails, is quoted).
+		[ "${m_wants[$i]}" = fail ] || evo=(--expect-pass "${evo[@]:1}")
+		# Judging ahead (verdict files only), the rows of a boot
+		# are judged two at a time: a python start-up each, a
+		# second or more under load, 15 rows for x86_64's mutants
+		# boot.
+		if [ "$ahead" = 1 ]; then
+			[ "$(jobs -pr | wc -l)" -lt 2 ] || wait -n || true
+			row_verdict "$rtag/${m_rows[$i]}" "$logf" --row "${m_rows[$i]}" --qemu "$q" \
+				"${evo[@]}" --allow-splat &
+		else
+			row_verdict "$rtag/${m_rows[$i]}" "$logf" --row "${m_rows[$i]}" --qemu "$q" \
+				"${evo[@]}" --allow-splat
+		fi
+	done
+	[ "$ahead" = 0 ] || wait
+	# The controls (guest/init run_control): each check of the boot's
+	# rows (a KUnit case's suite), every mutant off, before any row ran;
+	# each must pass.
+	for c in "${m_checks[@]}"; do
+		case $c in kunit.*.*) c=${c%.*} ;; esac
+		[ -z "${ctl[$c]:-}" ] || continue
+		ctl[$c]=1
+		row_verdict "$tag/control/$c" "$logf" --row "control:$c" --qemu "$q"
+	done
+}
