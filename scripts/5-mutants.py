@@ -130,8 +130,10 @@ def main():
            '|---|---|---|---|---|---|']
     for r in rows(matrix):
         if r['check'] == '-':
-            res, by = 'not observable here: ' + r['why'], '-'
-            breaks = r['mutant']
+            # The row's text says what the mutant breaks and why no
+            # check here can see it.
+            res, by = 'not observable here (its text says why)', '-'
+            breaks = r['why']
         elif r['qemu'] == 'rig':
             # On stock TCG, a PASS line (seen()'s "caught") is the check
             # passing with its mutant on, as it must there.
