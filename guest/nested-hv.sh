@@ -5,7 +5,8 @@
 # with Hyper-V enlightenments, so that L2's flushes of other CPUs' TLBs
 # take hyperv_flush_tlb_multi() into KVM's implementation of the flush
 # hypercalls, and record on the L1 side what KVM received.
-#   nested-hv.sh [-s SMP] [-a APPEND] [-m MIN] KERNEL TESTS
+#   nested-hv.sh [-s SMP] [-a APPEND] [-m MIN] [-c FLAGS] [-b BOOTS]
+#                [-l LIMIT] KERNEL TESTS
 # KERNEL: /nested/bzImage-KERNEL (3-build-nested.sh); TESTS: ids of
 # /tests/list run in L2 by guest/init (tlbtests=). L2's console is
 # printed here as "L2: LINE".  While L2 runs, the L1 trace records
@@ -33,10 +34,13 @@
 #     threshold and not zero.
 # The summary lines start with "nested:"; the per address space lines
 # with "nested: as".
-smp=4 append='' min=64
+smp=4 append='' min=64 extra='' boots=3 boot_limit=600 boot_silent=120 test_silent=240
 while [ $# -gt 0 ]; do
 	case $1 in
 	-s) smp=$2; shift 2 ;;
+	-c) extra=$2; shift 2 ;;
+	-b) boots=$2; shift 2 ;;
+	-l) boot_limit=$2; shift 2 ;;
 	-a) append=$2; shift 2 ;;
 	-m) min=$2; shift 2 ;;
 	*) break ;;
@@ -60,67 +64,151 @@ echo 1 > $tr/tracing_on
 # XSAVE finds inconsistent ("XSAVE consistency problem: size 832 !=
 # kernel_size 576"), and that L2 then oopsed early. -tsc-deadline: with
 # the TSC-deadline timer, L2's clock stopped at AP bring-up in about one
-# boot in three here (the boot CPU asleep on a timer that never fired;
-# L1's KVM warned "user requested TSC rate below hardware speed", i.e. it
-# emulated L2's TSC in catch-up mode); with the LAPIC one-shot timer,
-# each of the 6 boots of three rounds of nested.hv_rounds reached its tests. hv-frequencies: L2
-# takes its TSC and APIC frequencies from Hyper-V's MSRs; without it L2
-# calibrates its delay loop on jiffies, and hung there.
-flags=-xsave,-tsc-deadline,hv-relaxed,hv-vpindex,hv-runtime,hv-time,hv-synic,hv-frequencies,hv-tlbflush,hv-tlbflush-ext,hv-ipi
+# boot in three here (the boot CPU asleep on a timer that never fired);
+# with the LAPIC one-shot timer it stopped too, but less often (see
+# run_l2). L1's KVM then also warned "user requested TSC rate below
+# hardware speed": that is not catch-up mode. KVM creates each vCPU at
+# the TSC rate it took at its init (max_tsc_khz, before L1 refined its
+# TSC calibration); without TSC scaling (TCG's SVM has none) it refuses
+# a rate more than 250 ppm below L1's current one (x86.c set_tsc_khz():
+# catch-up is only for rates above), so L2's TSC runs at L1's rate and
+# Hyper-V's frequency MSR reports the rate refused. A few hundred ppm,
+# not a stop; and the stalls of Dec 6 came without that warning.
+# hv-frequencies: L2 takes its TSC and APIC frequencies from Hyper-V's
+# MSRs; without it L2 calibrates its delay loop on jiffies, and hung
+# there. -c FLAGS appends to these (probes: -c ,hv-stimer,...).
+flags=-xsave,-tsc-deadline,hv-relaxed,hv-vpindex,hv-runtime,hv-time,hv-synic,hv-frequencies,hv-tlbflush,hv-tlbflush-ext,hv-ipi$extra
 out=/tmp/nested-l2.log
 fifo=/tmp/nested-l2.fifo
 echo "nested: L2 $k smp=$smp -cpu host,$flags"
 t0=$(cut -d' ' -f1 /proc/uptime)
 # run_l2: one boot of L2, its console on ours as "L2: LINE" (and in
-# $out); a trace_marker line as each of its tests starts. An L2 that has
-# not started its tests ("TAP version") within $boot_limit s is stopped:
-# status 2, as is an L2 that ended before it. Seen here, in some boots
-# and not in others: L2's clock stops while it brings up its APs (its APs
-# spin in cpuhp_ap_sync_alive(), its boot CPU sleeps on a timer that
-# never fires), or L2 oopses early with a garbled exception frame; each
-# such boot is counted and retried, up to 3 boots in all.
-boot_limit=180
+# $out); a trace_marker line as each of its tests starts. Seen here, in
+# some boots and not in others: L2's clock stops (at AP bring-up its APs
+# spin in cpuhp_ap_sync_alive() while its boot CPU sleeps on a timer
+# that never fires; later, a base-count L2 fell silent after its first
+# test, its own 60 s heartbeat too, for over 30 min), or L2 resets or
+# oopses early (once a garbled exception frame in ktime_get()). So L2
+# is stopped, counted and retried (up to -b, 3, boots in all; the trace
+# restarts with each) when its console is silent for $boot_silent s
+# before its tests or $test_silent s during them, or has not started
+# them after $boot_limit s (-l); a reset (panic=-1, a triple fault) is
+# stopped at its second "Linux version", with QEMU's -d cpu_reset log
+# of the registers as it came. The limits are on silence, not on the
+# time to the tests as before (180 s): with the host's other work that
+# time went from 54 to 140 s (L1 uptime) in the probes of Dec 6, a
+# silent L2 boot prints nothing for minutes, and a boot that
+# stalls in its tests held the run to the test's timeout (1500 s) and
+# failed it. Each stop first prints "nested: diag:" (diag below).
+mon=/tmp/nested-l2.mon
+# diag WHY: what L1 sees of a stuck L2: its QEMU threads (state, last
+# L1 CPU, wchan), L1's pending hrtimers of L2's timers (KVM's LAPIC
+# timer apic_timer_fn, Hyper-V's stimer_timer_callback), and through
+# QEMU's monitor L2's vCPUs (RIP, HLT) and LAPICs.
+diag() {
+	echo "nested: diag: L2 boot $attempt $1 at L1 uptime $(cut -d' ' -f1 /proc/uptime), last line: $(grep -v '^$' $out | tail -n 1)"
+	for t in "/proc/$qpid/task/"*; do
+		echo "nested: diag: thread $(cat "$t/comm") $(sed 's/.*) //' "$t/stat" | cut -d' ' -f1,37) $(cat "$t/wchan" 2>/dev/null)"
+	done
+	awk '/^now at/ { now = $3 } /^cpu:/ { c = $2 }
+		/apic_timer_fn|stimer_timer_callback/ { f = $3; getline; print "nested: diag: L1 cpu " c " hrtimer " f " " $0 " (now " now ")" }' /proc/timer_list
+	: > $mon.log
+	echo "info registers -a" > $mon.in
+	i=0
+	while [ $i -lt "$smp" ]; do
+		echo "info lapic $i" > $mon.in
+		i=$((i + 1))
+	done
+	sleep 3
+	tr -d '\r' < $mon.log | grep -E '^(CPU#|RIP|dumping|LVTT|Timer|ISR|IRR|APR)' | sed 's/^/nested: diag: /'
+}
 run_l2() {
 	: > $out
-	rm -f $fifo /tmp/nested-l2.hung
-	mkfifo $fifo
+	rm -f $fifo /tmp/nested-l2.hung /tmp/nested-l2.reboot $mon.in $mon.out /tmp/nested-l2.qlog
+	mkfifo $fifo $mon.in $mon.out
+	: > $mon.log
+	cat $mon.out >> $mon.log &
+	mpid=$!
 	# -M microvm: no PCI, no firmware tables to walk; qboot loads the
 	# kernel.
 	/usr/bin/qemu-system-x86_64 -accel kvm -M microvm -cpu "host,$flags" \
-		-name l2,debug-threads=on -smp "$smp" -m 768M -nodefaults -no-reboot \
+		-name l2,debug-threads=on -smp "$smp" -m 768M -nodefaults \
+		-monitor pipe:$mon -d cpu_reset -D /tmp/nested-l2.qlog \
 		-display none -serial stdio -kernel "$img" -initrd /nested/l2.cpio.gz \
 		-append "console=ttyS0 panic=-1 oops=panic rdinit=/init tsc=reliable kunit.enable=0 tlbtests=$tests $append" \
 		</dev/null >$fifo 2>&1 &
 	qpid=$!
+	b0=$(cut -d' ' -f1 /proc/uptime)
 	(
-		sleep $boot_limit
-		grep -q '^TAP version' $out && exit 0
-		echo hung > /tmp/nested-l2.hung
-		kill $qpid
+		# Times from L1's uptime: on a loaded host one round of this
+		# loop takes well over its 5 s sleep.
+		last=-1 since=${b0%.*} intests=0 said=0
+		while sleep 5; do
+			kill -0 $qpid 2>/dev/null || exit 0
+			now=$(cut -d' ' -f1 /proc/uptime)
+			now=${now%.*}
+			[ $intests = 1 ] || ! grep -q '^TAP version' $out || { intests=1; since=$now; }
+			s=$(wc -c < $out)
+			[ "$s" = "$last" ] || { last=$s; since=$now; said=0; }
+			quiet=$((now - since))
+			w=$((now - ${b0%.*}))
+			# Once a silence passes L2's 60 s heartbeat.
+			[ $said = 0 ] && [ $quiet -ge 90 ] && { said=1; diag "silent for ${quiet}s"; }
+			if [ $intests = 0 ] && [ $quiet -ge $boot_silent ]; then
+				why="silent for ${quiet}s before its tests"
+			elif [ $intests = 0 ] && [ $w -ge "$boot_limit" ]; then
+				why="not at its tests after ${w}s"
+			elif [ $intests = 1 ] && [ $quiet -ge $test_silent ]; then
+				why="silent for ${quiet}s in its tests"
+			else
+				continue
+			fi
+			diag "stopped: $why"
+			echo "$why" > /tmp/nested-l2.hung
+			kill $qpid
+			exit 0
+		done
 	) &
 	wpid=$!
+	nlv=0
 	tr -d '\r' < $fifo | while IFS= read -r l; do
 		case $l in
 		"# selftests: "*) echo "L2 test ${l#\# selftests: }" > $tr/trace_marker ;;
+		"TAP version"*) echo "nested: L2 boot $attempt reached its tests after $(echo "$b0 $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f", $2 - $1 }') s (L1 uptime)" ;;
+		*"Linux version "*)
+			nlv=$((nlv + 1))
+			[ $nlv = 2 ] && { echo reboot > /tmp/nested-l2.reboot; kill $qpid; } ;;
 		esac
 		echo "$l" >> $out
 		echo "L2: $l"
 	done
 	wait $qpid
-	kill $wpid 2>/dev/null
+	qrc=$?
+	kill $wpid $mpid 2>/dev/null
 	wait $wpid 2>/dev/null
+	echo "nested: L2 boot $attempt: QEMU status $qrc after $(echo "$b0 $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f", $2 - $1 }') s$([ -f /tmp/nested-l2.hung ] && echo ", stopped: $(cat /tmp/nested-l2.hung)")$([ -f /tmp/nested-l2.reboot ] && echo ', L2 reset (stopped)')"
+	if [ -f /tmp/nested-l2.reboot ]; then
+		# QEMU's -d cpu_reset: each vCPU's registers as the reset came
+		# (the last $smp resets logged).
+		awk -v k="$smp" '/^CPU Reset/ { n++ } { b[n] = b[n] $0 "\n" }
+			END { for (i = n - k + 1; i <= n; i++) if (i > 0) printf "%s", b[i] }' /tmp/nested-l2.qlog |
+			grep -E '^(CPU Reset|RIP|RSP|CR0|CR2|CS |EFER|IDT)' | sed 's/^/nested: diag: /'
+	fi
 	# A boot that never started its tests (stopped above, or crashed
 	# on the way: seen once, an oops with a garbled exception frame in
 	# L2's ktime_get()) says nothing about the tests: retried.
 	grep -q '^TAP version' $out || return 2
+	[ -f /tmp/nested-l2.hung ] && return 3
 	return 0
 }
 hung=0
-for attempt in 1 2 3; do
+attempt=0
+while [ $attempt -lt "$boots" ]; do
+	attempt=$((attempt + 1))
 	echo > $tr/trace
 	run_l2 && break
 	hung=$((hung + 1))
-	echo "nested: L2 boot $attempt ended or was stopped before its tests (limit ${boot_limit}s), last line: $(grep -v '^$' $out | tail -n 1)"
+	echo "nested: L2 boot $attempt ended or was stopped $([ -f /tmp/nested-l2.hung ] && cat /tmp/nested-l2.hung || echo 'before its tests'), last line: $(grep -v '^$' $out | tail -n 1)"
 done
 echo 0 > $tr/tracing_on
 t1=$(cut -d' ' -f1 /proc/uptime)
