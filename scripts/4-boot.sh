@@ -352,6 +352,9 @@ qemu_job=$!
 [ "$pin" = 1 ] && pin_vcpus "$qemu_job"
 watch
 # QEMU prints "terminating on signal" etc. on stderr; keep it in the log.
+# timeout(1) returns 124 when TERM stopped QEMU, 137 when it took the
+# KILL 10 s later: both are the time limit.
+[ $rc = 137 ] && rc=124
 [ $rc = 124 ] && echo "### tlb-series: boot timed out after ${tmo}s" >>"$logf"
 log "boot $name: rc=$rc ($(wc -l <"$logf") console lines)"
 exit $rc

@@ -770,6 +770,18 @@ if [ "$rc" = 0 ] && ! grep -q 'tlb-series: hang' "$tmp/chatty.log" && gone "$tmp
 else
 	bad "a console that keeps printing is not a hang (rc=$rc)"
 fi
+# 8b0. A QEMU that ignores TERM past --timeout: timeout(1) KILLs it 10 s
+#      later (status 137), which is still the time limit: status 124 and
+#      the timed-out marker, no QEMU left.
+rc=0
+"${fake[@]}" FAKE_QEMU_MODE=deaf FAKE_QEMU_PIDFILE="$tmp/deaf.pid" \
+	"${boot[@]}" "$tmp/deaf.log" --silence 0 --timeout 3 2>"$tmp/deaf.err" || rc=$?
+if [ "$rc" = 124 ] && grep -q '^### tlb-series: boot timed out after 3s' "$tmp/deaf.log" &&
+	gone "$tmp/deaf.pid"; then
+	ok "a QEMU killed by timeout's KILL is a timeout"
+else
+	bad "a QEMU killed by timeout's KILL is a timeout (rc=$rc)"
+fi
 # 8b1. A full disk is no hang: the console stops growing (the fake QEMU
 #      goes silent) while the free space (BOOT_FREE_KB_CMD's stand-in
 #      for df) is 0: status 122 in seconds, the disk-full line in the log

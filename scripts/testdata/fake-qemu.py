@@ -9,11 +9,14 @@ cursor moves, CR LF line ends, "(qemu) " prompt). On stdout, the console:
     FAKE_QEMU_MODE=hang    three boot lines, then silence (until "quit")
     FAKE_QEMU_MODE=chatty  a line a second for FAKE_QEMU_LINES (5) seconds,
                            then "Power down" and exit 0, as a guest does
+    FAKE_QEMU_MODE=deaf    a line a second, never ends, ignores SIGTERM
+                           (only timeout(1)'s KILL stops it)
 
 FAKE_QEMU_PIDFILE, if set, gets its pid and the monitor socket's path: the
 test checks that neither is left behind.
 """
 import os
+import signal
 import socket
 import sys
 import time
@@ -78,6 +81,13 @@ if mode == 'chatty':
         time.sleep(1)
     console('[    9.000000] reboot: Power down')
     sys.exit(0)
+if mode == 'deaf':
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    i = 0
+    while True:
+        i += 1
+        console(f'[    {i}.000000] deaf to TERM, line {i}')
+        time.sleep(1)
 console('[    0.000000] Linux version 7.3.4 (fake-qemu.py)')
 console('[    0.456789] smp: Brought up 1 node, 4 CPUs')
 console('[    1.612345] clocksource: Switched to clocksource tsc-early')
