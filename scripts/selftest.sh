@@ -961,7 +961,7 @@ cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$h/guest/"
 echo 'x86_64/series|x86_64|series||||' >"$h/guest/boots"
 : >"$h/mutants/matrix"
 : >"$h/mutants/decisions"
-for st in 2-tree.sh 3-build-kernel.sh 3-build-tests.sh herd.sh sparse.sh; do
+for st in 2-tree.sh 3-build-kernel.sh 3-build-tests.sh 3-build-nested.sh herd.sh sparse.sh; do
 	printf '#!/bin/sh\nexit 0\n' >"$h/scripts/$st"
 done
 for st in selftest.sh lint.sh herd-check.sh kunit.sh barrier-stage.py; do
