@@ -2,9 +2,10 @@
 # make bench: base and series side by side, both arches, same machine and
 # config, in one run. Its boots are the rows of view bench:SECTION of the
 # boot table (guest/views), booted and judged by scripts/boot-row.sh; a
-# section reads its measurements from its rounds' logs. Prints a before/after table with ratios and writes
-# results/bench.{md,json,png}. Absolute times under TCG are noise; only
-# the ratios measured here, in one run, mean anything.
+# section reads its measurements from its rounds' logs. Prints a
+# before/after table with ratios and writes results/bench.{md,json,png}.
+# Absolute times under TCG are noise; only the ratios measured here, in
+# one run, mean anything.
 . "$(dirname "$0")/lib.sh"
 . "$TOP/scripts/boot-row.sh"
 lock_out
@@ -283,8 +284,8 @@ fi
 # the loop; one thread per CPU (all 4, and 2 of them), where the series
 # must broadcast as base does; and the context-switch cost (bench.ctxsw:
 # the DSB the series adds to a switch into an mm recorded as "many").
-# The three kernels in turn in each round; a kernel's value is the median of its rounds, and the ratios are
-# taken round by round.
+# The three kernels in turn in each round; a kernel's value is the median
+# of its rounds, and the ratios are taken round by round.
 # Within a boot each loop repeats: the single-CPU runs' medians fall in two
 # groups about 1.7x apart on every kernel alike (QEMU or host state, not
 # the guest: counts are equal in both), so a boot's figure is its fastest
@@ -338,8 +339,8 @@ done
 fi
 
 # nSVM: L2 round trips (VMMCALL) with L0 on NPT and on shadow paging: the
-# time per round trip on base and series, in turn in each round, and KVM's TLB flush and
-# MMU sync requests per round trip (vCPU stats that only exist from
+# time per round trip on base and series, in turn in each round, and
+# KVM's TLB flush and MMU sync requests per round trip (vCPU stats that only exist from
 # nsvm-stats on: base's counts come from the counting kernel, booted in
 # each round after the two timed boots).
 if section nsvm; then
