@@ -347,7 +347,7 @@ def check(doc, logdir):
 
 
 def bench_ref(r):
-    """The build a bench row's kernel was (bench.sh need()): the x86 and
+    """The build a bench row's kernel was (guest/views): the x86 and
     hvscale sections and the stress test's emulated path boot the
     kernels with the in-guest Hyper-V stand-in, arm64's loops the perf
     variant, the floor is the mutants kernel, "counting" nsvm-stats."""

@@ -10,8 +10,12 @@ arch, path and vcpus (and any "vs" pairs listed in the line's "ratio_to":
 in rounds ("samples", one per round) shows its median with the rounds'
 range; a ratio between two such measurements with as many rounds also
 shows the range of the per-round ratios. Writes bench.json, bench.md and
-bench.png (gnuplot), and prints the markdown table, then the vCPU scaling
-table of the hvscale section.
+bench.png (gnuplot: the ratios only, chart()), and prints the markdown
+table, then the vCPU scaling table of the hvscale section.
+
+    5-report.py --chart BENCH.json RESULTS_DIR
+
+makes bench.png again from a bench.json, without a bench run.
 """
 import json
 import os
@@ -147,6 +151,11 @@ def scaling(ms):
 
 
 def main():
+    if sys.argv[1] == '--chart':
+        # bench.png again from a bench.json (its ratios), no bench run
+        with open(sys.argv[2]) as f:
+            chart(json.load(f), sys.argv[3])
+        return
     src, outdir = sys.argv[1], sys.argv[2]
     with open(src) as f:
         ms = [json.loads(l) for l in f if l.strip()]
@@ -195,28 +204,40 @@ def main():
 
 
 def chart(ms, outdir):
-    """Bar chart of every series/base ratio (1.0 = no change)."""
-    bars = [(f"{m['arch']} {m['metric']} {m['path']} {m['vcpus']}v",
-             m['ratios']['series/base']) for m in ms
-            if 'series/base' in m['ratios']]
-    if not bars:
+    """bench.png: every ratio of the run (series/base, floor/base,
+    history/none, 16/4, ...; 1.0 = unchanged) as a point with the range of
+    its per-round ratios as an error bar, on a log axis; no raw values. A
+    ratio of 0 (a count the series brings to 0) has no place on a log
+    axis: left out, and named under the title."""
+    pts, zero = [], []
+    for m in ms:
+        for name, v in (m.get('ratios') or {}).items():
+            # the kernel, unless the ratio's name starts with it
+            who = name if name.startswith(m['kernel'] + '/') else f"{m['kernel']} {name}"
+            label = f"{m['arch']} {m['metric']} {m['path']} {m['vcpus']}v {who}"
+            if v is None or v <= 0:
+                zero.append(label)
+                continue
+            lo, hi = (m.get('ratio_range') or {}).get(name) or [v, v]
+            pts.append((label, v, lo if lo > 0 else v, hi))
+    if not pts:
         return
     dat = os.path.join(outdir, 'bench.dat')
     with open(dat, 'w') as f:
-        for i, (label, v) in enumerate(bars):
-            f.write(f'{i} {v} "{label}"\n')
+        for i, (_, v, lo, hi) in enumerate(pts):
+            f.write(f'{i} {v} {lo} {hi}\n')
+    note = ''.join(f'\\n{z}: 0, left out' for z in zero)
     script = f'''
-set terminal pngcairo size 1200,{300 + 28 * len(bars)} noenhanced
+set terminal pngcairo size 1200,{300 + 20 * (len(pts) + len(zero))} noenhanced
 set output "{os.path.join(outdir, 'bench.png')}"
-set title "series / base (lower is faster; 1.0 = unchanged)"
-set style fill solid 0.6
-set boxwidth 0.6
-set yrange [-1:{len(bars)}]
-set xrange [0:*]
-set ytics ({', '.join(f'"{l}" {i}' for i, (l, _) in enumerate(bars))})
+set title "ratios of medians (1.0 = unchanged); bars: the range of the per-round ratios{note}" font ",10"
+set logscale x 10
+set format x "%g"
+set yrange [-1:{len(pts)}]
+set ytics ({', '.join(f'"{l}" {i}' for i, (l, _, _, _) in enumerate(pts))}) font ",9"
 set grid x
 set arrow from 1, graph 0 to 1, graph 1 nohead
-plot "{dat}" using (0.5*$2):1:(0.5*$2):(0.3) with boxxyerrorbars notitle
+plot "{dat}" using 2:1:3:4 with xerrorbars pointtype 7 notitle
 '''
     try:
         subprocess.run(['gnuplot'], input=script, text=True, check=True,

@@ -1,17 +1,22 @@
 #!/bin/bash
 # make bench: base and series side by side, both arches, same machine and
-# config, in one run. Prints a before/after table with ratios and writes
-# results/bench.{md,json,png}. Absolute times under TCG are noise; only
-# the ratios measured here, in one run, mean anything.
+# config, in one run. Its boots are the rows of view bench:SECTION of the
+# boot table (guest/views), booted and judged by scripts/boot-row.sh; a
+# section reads its measurements from its rounds' logs. Prints a
+# before/after table with ratios and writes results/bench.{md,json,png}.
+# Absolute times under TCG are noise; only the ratios measured here, in
+# one run, mean anything.
 . "$(dirname "$0")/lib.sh"
+. "$TOP/scripts/boot-row.sh"
 lock_out
 
 LOGS=$OUT/logs/bench
 # BENCH_REUSE_LOGS=1 boots nothing that the last run already booted: it
 # renders results/ again from that run's logs (after a change to what is
-# extracted from them). It boots what the run has no log for, and builds
-# nothing: the logs of a run before the regress section and the nsvm
-# counting kernel had rounds are named otherwise, and those boots fail.
+# extracted from them). It boots what the run has no judged log for
+# (LOG.verdict), and builds nothing: the logs of a run before the boots
+# were rows of guest/views (arm64's ARCH-K-local-N, not -rN; the boot
+# section's, not judged) are named or kept otherwise, and those boots fail.
 # Otherwise the last run's logs are kept beside the new ones until this
 # run ends (lib.sh logs_rotate).
 [ "${BENCH_REUSE_LOGS:-0}" = 1 ] || logs_rotate "$LOGS"
@@ -55,7 +60,8 @@ section() { # section NAME: run this section?
 # from the first output line of TEST (in 4-boot.sh's LOG, parsed by
 # 5-results.py) that contains MATCH; with "median" or "min", the median or
 # the least of all such lines of all the LOGs (a test that repeats its
-# measurement, in one boot or in several).
+# measurement, in one boot or in several). A LOG whose console failed
+# (dropped, below) gives nothing.
 # emit_samples [--ratio-to JSON] [--sum [--zero]] [--skip-none WHY] METRIC
 # ARCH KERNEL PATH VCPUS UNIT V...:
 # one measurement per round; the value is their median, the samples stay in
@@ -104,6 +110,12 @@ import json, re, statistics, sys
 logs, test, match, key, how = sys.argv[1:6]
 vals = []
 for log in logs.split(','):
+    try:
+        with open(log + '.verdict') as v:
+            if any(re.match(r'FAIL \S+ console ', l) for l in v):
+                continue
+    except OSError:
+        pass
     for l in json.load(open(log + '.json'))['outputs'].get(test, []):
         if match not in l:
             continue
@@ -129,67 +141,88 @@ per_round() {
 		metric "${1//@R@/$r}" "$2" "$3" "$4" "${5:-first}" 2>/dev/null || echo null
 	done
 }
-boot() { # boot ARCH BUILD LOGNAME [4-boot.sh options]: boot, parse, keep going
-	local logf=$LOGS/$3.log
-	[ "${BENCH_REUSE_LOGS:-0}" = 1 ] && [ -f "$logf.json" ] && return 0
-	"$TOP"/scripts/4-boot.sh "$1" "$2" "$logf" --pin "${@:4}" || true
-	"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --tag "$3" >"$logf.verdict"
-	grep -q '^FAIL' "$logf.verdict" && log "bench: $3: $(grep -m1 '^FAIL' "$logf.verdict")"
-	return 0
+# dropped LOG: its round's console failed (a splat, a panic, a hang, a
+# test that never finished: FAIL TAG console in LOG.verdict); such a
+# round is dropped from every measurement (review N19), not kept.
+dropped() { grep -q '^FAIL [^ ]* console ' "$1.verdict" 2>/dev/null; }
+# bench_boot ROW: one round of a row (row_round), booted and judged by
+# boot_row's two halves, its wall time in LOG's name .wall (null if the
+# boot failed); with BENCH_REUSE_LOGS=1, not booted again if its log was
+# judged. A dropped round is said, and so is the first other FAIL.
+bench_boot() {
+	local tag=${1%%|*} logf s st=0
+	logf=$(row_log "$tag")
+	if [ "${BENCH_REUSE_LOGS:-0}" != 1 ] || [ ! -f "$logf.verdict" ]; then
+		s=$(date +%s.%N)
+		row_boot "$1" || st=$?
+		if [ "$st" = 0 ]; then echo "$(date +%s.%N) - $s" | bc; else echo null; fi >"${logf%.log}.wall"
+		judge_row "$1" || true
+	fi
+	if dropped "$logf"; then
+		log "bench: $tag: round dropped: $(grep -m1 '^FAIL [^ ]* console ' "$logf.verdict" | cut -c1-200)"
+	elif grep -q '^FAIL' "$logf.verdict" 2>/dev/null; then
+		log "bench: $tag: $(grep -m1 '^FAIL' "$logf.verdict" | cut -c1-200)"
+	fi
 }
-passset() { # the sorted ids of passing userspace tests in a run's JSON
-	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(sorted(t["name"].split()[0] for t in r["kselftest"] or [] if t["status"] == "PASS")))' "$1"
+# bench_boots SECTION [GROUP...]: the rows of view bench:SECTION
+# (guest/views; only those of the GROUPs named), rounds=$(seq N) rounds
+# (N: SECTION_ROUNDS, or the rows' rounds column), and in each round the
+# groups in the table's order, a group's rows in turn (in_turn); the
+# groups booted in $bgroups.
+bench_boots() {
+	local sec=$1 b g n r i var
+	local -a rs=() idx
+	shift
+	bgroups=()
+	while IFS= read -r b; do
+		IFS=$'\t' read -r n g _ <<<"$b"
+		[ $# = 0 ] || [[ " $* " == *" $g "* ]] || continue
+		rs+=("$b")
+		[[ " ${bgroups[*]} " == *" $g "* ]] || bgroups+=("$g")
+	done < <(table_rows -l "bench:$sec")
+	[ ${#rs[@]} -gt 0 ] || die "bench: no row of view bench:$sec${*:+ in groups $*} in guest/views"
+	var=${sec^^}_ROUNDS
+	rounds=$(seq "${!var:-${rs[0]%%$'\t'*}}")
+	for r in $rounds; do
+		for g in "${bgroups[@]}"; do
+			idx=()
+			for i in "${!rs[@]}"; do
+				[ "$(cut -f2 <<<"${rs[$i]}")" != "$g" ] || idx+=("$i")
+			done
+			for i in $(in_turn "$r" "${idx[@]}"); do
+				bench_boot "$(row_round "${rs[$i]##*$'\t'}" "$r")"
+			done
+		done
+	done
+}
+# passset LOG: the sorted ids of the tests that passed in a round (none
+# in a dropped round)
+passset() {
+	dropped "$1" && return 0
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(sorted(t["name"].split()[0] for t in r["kselftest"] or [] if t["status"] == "PASS")))' "$1.json"
 }
 
 "$TOP"/scripts/2-tree.sh
-# The kernels each section boots, as ARCH-REF[:VARIANT]; base-emu/emu
-# carry the in-guest Hyper-V emulation (inert without its boot parameter),
-# arm64 mutants the always-local floor. The arm64 loops run on kernels
-# without lock and VM debugging (configs/variant-perf.config): under TCG,
-# that debugging costs more per iteration than the broadcast TLBIs do.
-need() { # need SECTION: the kernels it boots
-	case $1 in
-	x86|hvscale) echo x86_64-base-emu x86_64-emu ;;
-	arm64) echo arm64-base:perf arm64-series:perf arm64-mutants:perf ;;
-	nsvm) echo x86_64-base x86_64-nsvm-stats x86_64-series ;;
-	stress) echo x86_64-series x86_64-emu arm64-series ;;
-	regress|boot) echo x86_64-base x86_64-series arm64-base arm64-series ;;
-	esac
-}
 # nsvm-stats: the series up to the patch that counts nested flush and sync
 # requests, i.e. base behaviour made countable.
-git -C "$TREE" branch -f nsvm-stats "$(git -C "$TREE" log --format=%H -1 \
-	--grep='^KVM: x86: Add vCPU stats for TLB flushes and MMU syncs' base..series)"
 if [ "${BENCH_REUSE_LOGS:-0}" != 1 ]; then
-for k in $(for sec in $SECTIONS; do need "$sec"; done | sort -u); do
-	ref=${k#*-} var=
-	case $ref in *:*) var=${ref#*:} ref=${ref%:*} ;; esac
-	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "$ref" ${var:+"$var"} >/dev/null
-done
-for arch in x86_64 arm64; do
-	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
-done
+	git -C "$TREE" branch -f nsvm-stats "$(git -C "$TREE" log --format=%H -1 \
+		--grep='^KVM: x86: Add vCPU stats for TLB flushes and MMU syncs' base..series)"
+	mapfile -t brows < <(for sec in $SECTIONS; do table_rows "bench:$sec"; done)
+	build_rows "${brows[@]}"
 fi
 
 # x86: the mprotect reproducer on the native flush path, with and
-# without a history of running on every CPU, at X86_VCPUS (4 8) vCPUs:
-# X86_ROUNDS (5) rounds, base and series booted in turn in each (in_turn),
-# pinned.
+# without a history of running on every CPU, at each vCPU count of the
+# section's rows (guest/views; X86_VCPUS="4" picks), base and series in
+# turn in each round.
 # Per kernel: the median per iteration of each phase (samples = the
 # rounds), series/base and history/none taken round by round. (The
 # emulated Hyper-V path is the hvscale section's.)
 if section x86; then
-rounds=$(seq "${X86_ROUNDS:-5}")
-for r in $rounds; do
-	for v in ${X86_VCPUS:-4 8}; do
-		for k in $(in_turn "$r" base series); do
-			kb=$([ "$k" = base ] && echo base-emu || echo emu)
-			boot x86_64 "x86_64-$kb" "x86_64-$k-native-${v}v-r$r" --smp "$v" \
-				--tests mm.tlb_flush_history_bench
-		done
-	done
-done
-for v in ${X86_VCPUS:-4 8}; do
+# shellcheck disable=SC2046 # one group per vCPU count
+bench_boots x86 $(for v in ${X86_VCPUS:-}; do echo "${v}v"; done)
+for v in "${bgroups[@]%v}"; do
 	for k in base series; do
 		for ph in none history; do
 			for q in median p90; do
@@ -210,24 +243,16 @@ fi
 # hvscale: how the cost of a flush on the emulated Hyper-V path grows with
 # the vCPUs an mm has visited (the reporter's 32 and 96 vCPUs, scaled down
 # to what TCG on this host can run): the history reproducer at each count
-# of HVSCALE_VCPUS (4 8 16), HVSCALE_ROUNDS (5) rounds, and in each round
-# base and series boot in turn (in_turn), pinned, at each count. Per kernel and count:
+# of the section's rows (guest/views; HVSCALE_VCPUS="4 8" picks), base
+# and series in turn in each round, at each count. Per kernel and count:
 # the history and none phases' median per iteration (samples = the rounds),
 # series/base, the growth against the first count (rounds paired by
 # index), and the hypercall targets per flush.
 if section hvscale; then
-vcpus=${HVSCALE_VCPUS:-4 8 16}
+# shellcheck disable=SC2046 # one group per vCPU count
+bench_boots hvscale $(for v in ${HVSCALE_VCPUS:-}; do echo "${v}v"; done)
+vcpus=${bgroups[*]%v}
 v0=${vcpus%% *}
-rounds=$(seq "${HVSCALE_ROUNDS:-5}")
-for r in $rounds; do
-	for v in $vcpus; do
-		for k in $(in_turn "$r" base series); do
-			kb=$([ "$k" = base ] && echo base-emu || echo emu)
-			boot x86_64 "x86_64-$kb" "x86_64-$k-hvscale-${v}v-r$r" --smp "$v" \
-				--append hv_emul_flush --tests mm.tlb_flush_history_bench
-		done
-	done
-done
 for v in $vcpus; do
 	rto=
 	# shellcheck disable=SC2089 # JSON, passed as one word by ${rto:+... "$rto"}
@@ -259,9 +284,8 @@ fi
 # the loop; one thread per CPU (all 4, and 2 of them), where the series
 # must broadcast as base does; and the context-switch cost (bench.ctxsw:
 # the DSB the series adds to a switch into an mm recorded as "many").
-# ARM64_ROUNDS (5) rounds, the three kernels booted in turn (in_turn) in
-# each; a kernel's value is the median of its rounds, and the ratios are
-# taken round by round.
+# The three kernels in turn in each round; a kernel's value is the median
+# of its rounds, and the ratios are taken round by round.
 # Within a boot each loop repeats: the single-CPU runs' medians fall in two
 # groups about 1.7x apart on every kernel alike (QEMU or host state, not
 # the guest: counts are equal in both), so a boot's figure is its fastest
@@ -269,26 +293,18 @@ fi
 # it can be preempted by the host: a boot's figure is the median of its
 # runs' medians, as it is for ctxsw's repeats.
 if section arm64; then
-rounds=$(seq "${ARM64_ROUNDS:-5}")
-for r in $rounds; do
-	for k in $(in_turn "$r" base series floor); do
-		kb=$([ "$k" = floor ] && echo mutants || echo "$k")
-		opt=$([ "$k" != floor ] || echo tlb_mutant=arm64-local)
-		boot arm64 "arm64-$kb-perf" "arm64-$k-local-$r" --append "$opt" \
-			--tests mm.tlb_local_flush_single,mm.tlb_local_flush_threaded,mm.tlb_local_flush_threaded2,bench.ctxsw
-	done
-done
+bench_boots arm64
 for k in base series floor; do
 	rto=$([ "$k" != series ] || echo '{"series/floor": {"kernel": "floor"}}')
 	for q in median p90; do
 		# shellcheck disable=SC2046 # per_round prints one value per round
 		emit_samples ${rto:+--ratio-to "$rto"} "mprotect_iter_${q}_single_cpu" \
-			arm64 $k native 4 us $(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_single \
+			arm64 $k native 4 us $(per_round "$LOGS/arm64-$k-local-r@R@.log" mm.tlb_local_flush_single \
 				"single_cpu:time per iteration" $q min)
 	done
 	# Without CONFIG_DEBUG_TLBFLUSH (base) there is no count.
 	vals=()
-	for n in $(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_single "single_cpu:" "broadcast flushes" median); do
+	for n in $(per_round "$LOGS/arm64-$k-local-r@R@.log" mm.tlb_local_flush_single "single_cpu:" "broadcast flushes" median); do
 		vals+=("$(python3 -c "print(round($n / 2000, 4) if '$n' != 'null' else 'null')")")
 	done
 	skipopt=()
@@ -297,7 +313,7 @@ for k in base series floor; do
 	for t in threaded threaded2; do
 		# shellcheck disable=SC2046 # per_round prints one value per round
 		emit_samples "mprotect_iter_median_$t" arm64 $k native 4 us \
-			$(per_round "$LOGS/arm64-$k-local-@R@.log" mm.tlb_local_flush_$t "threaded:time per iteration" median median)
+			$(per_round "$LOGS/arm64-$k-local-r@R@.log" mm.tlb_local_flush_$t "threaded:time per iteration" median median)
 	done
 	# The floor kernel is wrong for an mm that runs on two CPUs, as
 	# ctxsw's do: its times there mean nothing.
@@ -305,7 +321,7 @@ for k in base series floor; do
 	for m in procs-only procs-many threads procs-2cpu threads-2cpu; do
 		# shellcheck disable=SC2046 # per_round prints one value per round
 		emit_samples "ctxsw_ns_per_switch_$m" arm64 $k native 4 ns \
-			$(per_round "$LOGS/arm64-$k-local-@R@.log" bench.ctxsw "mode=$m ns_per_switch" ns_per_switch median)
+			$(per_round "$LOGS/arm64-$k-local-r@R@.log" bench.ctxsw "mode=$m ns_per_switch" ns_per_switch median)
 	done
 	# A switch into a "many" mm over one into an mm recorded on this CPU
 	# alone, in the same boot: the host's state, which moves the times of
@@ -313,7 +329,7 @@ for k in base series floor; do
 	# series adds to the first kind of switch.
 	vals=()
 	for r in $rounds; do
-		lg=$LOGS/arm64-$k-local-$r.log
+		lg=$LOGS/arm64-$k-local-r$r.log
 		vals+=("$(python3 -c "import sys; a, b = sys.argv[1:]; print(round(float(a) / float(b), 4) if 'null' not in (a, b) else 'null')" \
 			"$(metric "$lg" bench.ctxsw "mode=procs-many median_ns" median_ns)" \
 			"$(metric "$lg" bench.ctxsw "mode=procs-only median_ns" median_ns)")")
@@ -323,27 +339,21 @@ done
 fi
 
 # nSVM: L2 round trips (VMMCALL) with L0 on NPT and on shadow paging: the
-# time per round trip on base and series, NSVM_ROUNDS (5) rounds, base and
-# series booted in turn (in_turn) in each, pinned, and KVM's TLB flush and
-# MMU sync requests per round trip (vCPU stats that only exist from
+# time per round trip on base and series, in turn in each round, and
+# KVM's TLB flush and MMU sync requests per round trip (vCPU stats that only exist from
 # nsvm-stats on: base's counts come from the counting kernel, booted in
 # each round after the two timed boots).
 if section nsvm; then
 # NSVM_NPT="1" runs only the rows with L0 on NPT.
+# shellcheck disable=SC2046 # two groups per paging mode
+bench_boots nsvm $(for n in ${NSVM_NPT:-1 0}; do echo "npt$n npt$n-count"; done)
 for npt in ${NSVM_NPT:-1 0}; do
-	for r in $(seq "${NSVM_ROUNDS:-5}"); do
-		for k in $(in_turn "$r" base series) nsvm-stats; do
-			boot x86_64 "x86_64-$k" "x86_64-$k-nsvm-npt$npt-r$r" \
-				--append "kvm_amd.npt=$npt" --tests kvm.svm_nested_roundtrip_bench
-		done
-	done
 	# With NPT, L1 runs L2 both without and with nested NPT.
 	for nn in 0 1; do
 		[ "$npt" = 1 ] || [ "$nn" = 0 ] || continue
 		path=npt$npt$([ "$nn" != 1 ] || echo -nested-npt)
 		match="svm_nested_roundtrip: npt=$npt nested_npt=$nn "
 		for k in base series; do
-			rounds=$(seq "${NSVM_ROUNDS:-5}")
 			# shellcheck disable=SC2046 # per_round prints one value per round
 			emit_samples nested_roundtrip_ns x86_64 $k "$path" 1 ns \
 				$(per_round "$LOGS/x86_64-$k-nsvm-npt$npt-r@R@.log" \
@@ -363,21 +373,12 @@ for npt in ${NSVM_NPT:-1 0}; do
 done
 fi
 
-# The stress test on the series, STRESS_ROUNDS (5) boots per path of 8 s
-# per mode (guest/tests.list), about 1e8 checked reads per path in all:
+# The stress test on the series, a boot per path and round (guest/views),
+# about 1e8 checked reads per path in all:
 # stale observations must be 0 in every round. reads, faults and stale
 # are the sums of the rounds (the rounds as samples).
 if section stress; then
-rounds=$(seq "${STRESS_ROUNDS:-5}")
-for r in $rounds; do
-	for run in "x86_64 x86_64-series native" "x86_64 x86_64-emu hv-emul" "arm64 arm64-series native"; do
-		# shellcheck disable=SC2086 # split on purpose: ARCH BUILD PATH
-		set -- $run
-		opt=$([ "$3" != hv-emul ] || echo hv_emul_flush)
-		boot "$1" "$2" "$1-stress-$3-r$r" --append "$opt" \
-			--tests mm.tlb_coherency_bench --timeout 600
-	done
-done
+bench_boots stress
 for run in "x86_64 native" "x86_64 hv-emul" "arm64 native"; do
 	# shellcheck disable=SC2086 # split on purpose: ARCH PATH
 	set -- $run
@@ -392,28 +393,19 @@ fi
 
 # Regression suites on both kernels: every test base passes in every
 # round, the series must pass in every round. A check, not a measurement:
-# REGRESS_ROUNDS (5) rounds, base and series booted in turn (in_turn) in
-# each, pinned; one row per arch with its status (PASS; FAIL, naming the
-# tests the series lost; ERROR when a base boot passed nothing, i.e.
-# failed), the tests each kernel passed in every round (a test with a
+# base and series in turn in each round; one row per arch with its status
+# (PASS; FAIL, naming the tests the series lost; ERROR when a base boot
+# passed nothing, i.e. failed; a round whose console failed passed
+# nothing), the tests each kernel passed in every round (a test with a
 # status in bench.kcidb.json), those it passed in some rounds only, and
 # its passes per round.
 if section regress; then
-rounds=$(seq "${REGRESS_ROUNDS:-5}")
-for arch in x86_64 arm64; do
-	# The stress test too: it must pass on base as well as on the series.
-	tests=$(ids regress mm.),$(ids series mm.tlb_coherency)
-	[ "$arch" = x86_64 ] && tests="$tests,$(ids regress kvm.)"
+# The stress test too: it must pass on base as well as on the series.
+bench_boots regress
+for arch in "${bgroups[@]}"; do
 	for r in $rounds; do
-		for k in $(in_turn "$r" base series); do
-			logf=$LOGS/$arch-$k-regress-r$r.log
-			if [ "${BENCH_REUSE_LOGS:-0}" != 1 ] || [ ! -f "$logf.json" ]; then
-				"$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$logf" \
-					--pin --tests "$tests" --append "kvm_amd.npt=1" || true
-				"$TOP"/scripts/5-results.py "$logf" --tree "$TREE" \
-					--tag "$arch/$k" >/dev/null || true
-			fi
-			passset "$logf.json" >"$LOGS/$arch-$k-r$r.pass" 2>/dev/null ||
+		for k in base series; do
+			passset "$LOGS/$arch-$k-regress-r$r.log" >"$LOGS/$arch-$k-r$r.pass" 2>/dev/null ||
 				: >"$LOGS/$arch-$k-r$r.pass"
 		done
 	done
@@ -444,32 +436,22 @@ PY
 done
 fi
 
-# Boot to userspace and power off, nothing else: BOOT_ROUNDS (5) rounds,
-# the kernels of each arch in turn (in_turn) in each; a sample is the wall
-# time of one 4-boot.sh (QEMU's start to its exit, plus the harness's own
-# fixed cost of a boot, the same for both kernels), none for a boot that
-# failed.
+# Boot to userspace and power off, nothing else: the kernels of each arch
+# in turn in each round; a sample is the wall time of one boot (row_boot:
+# QEMU's start to its exit, plus the harness's own fixed cost of a boot,
+# the same for both kernels), none for a boot that failed or was dropped.
 if section boot; then
-rounds=$(seq "${BOOT_ROUNDS:-5}")
-for r in $rounds; do
-	for arch in x86_64 arm64; do
-		for k in $(in_turn "$r" base series); do
-			w=$LOGS/$arch-$k-boot-r$r.wall
-			[ "${BENCH_REUSE_LOGS:-0}" = 1 ] && [ -f "$w" ] && continue
-			s=$(date +%s.%N)
-			if "$TOP"/scripts/4-boot.sh "$arch" "$arch-$k" "$LOGS/$arch-$k-boot-r$r.log" --pin; then
-				echo "$(date +%s.%N) - $s" | bc >"$w"
-			else
-				echo null >"$w"
-			fi
-		done
-	done
-done
-for arch in x86_64 arm64; do
+bench_boots boot
+for arch in "${bgroups[@]}"; do
 	for k in base series; do
 		vals=()
 		for r in $rounds; do
-			vals+=("$(cat "$LOGS/$arch-$k-boot-r$r.wall" 2>/dev/null || echo null)")
+			lg=$LOGS/$arch-$k-boot-r$r
+			if dropped "$lg.log"; then
+				vals+=(null)
+			else
+				vals+=("$(cat "$lg.wall" 2>/dev/null || echo null)")
+			fi
 		done
 		emit_samples boot_wall "$arch" "$k" boot 4 s "${vals[@]}"
 	done

@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # One boot of a row in guest/boots' format, and its verdicts; sourced
-# after lib.sh (check.sh, repro.sh). A row:
+# after lib.sh (check.sh, bench.sh, repro.sh, rig-base.sh). A row:
 #   tag|arch|kernel|kunit|tests|append|5-results.py options|4-boot.sh options
-# (guest/boots' header). Its console goes to row_log TAG ($LOGS/TAG.log,
-# each / of TAG a _), each of its verdicts to a file beside it
+# (guest/boots' header; the boot table: below). Its console goes to
+# row_log TAG ($LOGS/TAG.log, each / of TAG a _), each of its verdicts
+# to a file beside it
 # ($LOGS/VTAG.log.verdict; 5-results.py writes LOG.json too).
 #   boot_row ROW            boot it, then judge it; the boot's status
 #   row_boot ROW            boot it (4-boot.sh): its log, no verdict
@@ -13,13 +14,70 @@
 # the lock, row_boot says "[Ns] ROW_WHO: boot TAG" on stderr. A caller
 # that defines row_judged TAG VERDICT_FILE LOG has it called after each
 # verdict (not with --ahead): make check counts them there.
-
+#
+# The boot table: guest/boots (make check's rows) and guest/views (the
+# rows of make bench and make repro), read by table_rows. A line there
+# may have two more columns after the 4-boot.sh options:
+#   ...|4-boot.sh options|rounds|views
+# rounds: how many times a view boots the row (1 if empty); views: the
+# views that boot it, separated by spaces ("check" if empty), each
+# VIEW[:NAME[:GROUP]]: check, bench:SECTION:GROUP, repro:NAME. The
+# rows of a bench section's GROUP take turns in each round (in_turn).
+#   table_rows VIEW     the rows VIEW (or VIEW:...) names, in the
+#                       files' order, as rows of the format above
+#   table_rows -l VIEW  each as "ROUNDS<tab>GROUP<tab>ROW" (GROUP: what
+#                       follows VIEW: in the views column, or -)
+#   row_round ROW R     ROW as round R: its tag TAG-rR (its log too)
+table_rows() {
+	local long=0 files=("$TOP/guest/boots")
+	[ "$1" != -l ] || { long=1; shift; }
+	[ ! -f "$TOP/guest/views" ] || files+=("$TOP/guest/views")
+	awk -F'|' -v view="$1" -v long="$long" '
+		/^#/ || /^[ \t]*$/ { next }
+		{
+			rounds = (NF >= 9 && $9 != "") ? $9 : 1
+			views = (NF >= 10 && $10 != "") ? $10 : "check"
+			row = $0
+			if (NF > 8) {
+				row = $1
+				for (j = 2; j <= 8; j++) row = row "|" $j
+			}
+			n = split(views, vs, " ")
+			for (i = 1; i <= n; i++) {
+				if (vs[i] != view && index(vs[i], view ":") != 1) continue
+				g = substr(vs[i], length(view) + 2)
+				if (long) print rounds "\t" (g == "" ? "-" : g) "\t" row
+				else print row
+				break
+			}
+		}' "${files[@]}"
+}
+row_round() { echo "${1%%|*}-r$2|${1#*|}"; }
+# build_rows ROW...: the kernel each row boots (3-build-kernel.sh ARCH
+# REF [VARIANT]) and the tests of each arch (3-build-tests.sh ARCH
+# series), each once.
+build_rows() {
+	local row arch kernel var built=' ' arches=' '
+	for row; do
+		IFS='|' read -r _ arch kernel _ <<<"$row"
+		[[ $built != *" $arch-$kernel "* ]] || continue
+		built+="$arch-$kernel "
+		var=
+		case $kernel in *:*) var=${kernel#*:} ;; esac
+		"$TOP"/scripts/3-build-kernel.sh "$arch" "${kernel%%:*}" ${var:+"$var"} >/dev/null
+		[[ $arches == *" $arch "* ]] || arches+="$arch "
+	done
+	for arch in $arches; do
+		"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
+	done
+}
 row_log() { echo "$LOGS/${1//\//_}.log"; }
-# row_build ARCH KERNEL: the kernel build a row boots. The kernel
-# "nested" is the series kernel as L1, with the initramfs of
-# 3-build-nested.sh (QEMU and the L2 kernels).
+# row_build ARCH KERNEL: the kernel build a row boots: ARCH-REF, or
+# ARCH-REF-VARIANT for a kernel REF:VARIANT (3-build-kernel.sh ARCH REF
+# VARIANT). The kernel "nested" is the series kernel as L1, with the
+# initramfs of 3-build-nested.sh (QEMU and the L2 kernels).
 row_build() {
-	if [ "$2" = nested ]; then echo "$1-series"; else echo "$1-$2"; fi
+	if [ "$2" = nested ]; then echo "$1-series"; else echo "$1-${2/:/-}"; fi
 }
 boot_row() {
 	local st=0

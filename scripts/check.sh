@@ -278,7 +278,7 @@ trap 'stopped HUP' HUP
 # on the rig after the others: the lane's list, which it boots in this
 # order as far as each boot can start (lane, above).
 arches=(x86_64 arm64)
-mapfile -t boots < <(grep -v -e '^#' -e '^$' "$TOP/guest/boots"; matrix_boots)
+mapfile -t boots < <(table_rows check; matrix_boots)
 # shellcheck disable=SC2012 # only whether there is one
 have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')

@@ -1,19 +1,15 @@
 #!/bin/bash
-# make repro-*: one test that fails only now and then, run many times in
-# a row in one boot, on the kernels named below. Each run prints
-# "KERNEL: NAME passed N of M"; the series must pass M of M.
-#   repro.sh hv-shadow  the KVM selftest hyperv_tlb_flush, ten times with
-#                       kvm_amd.npt=0 (shadow paging), on base and series.
-#                       Base sees stale translations: svm_flush_tlb_asid()
-#                       drops a pending Hyper-V flush request that shadow
-#                       paging still needs (see the "KVM: SVM: Don't drop
-#                       pending Hyper-V TLB flushes" patch).
-#   repro.sh mremap     mremap_test, 60 times, on the x86_64 and arm64
-#                       series kernels. Without the "mremap_test: check
-#                       that the destination preamble is free" patch, its
-#                       40MB-preamble case fails whenever the randomized
-#                       heap lies below the destination (1 run in 15 to
-#                       70 here).
+# make repro-*: a test that fails only now and then, run many times.
+#   repro.sh hv-shadow  the rows of view repro:hv-shadow, repro:mremap
+#   repro.sh mremap     (guest/views: the tests, the kernels and why),
+#                       each booted REPRO_ROUNDS times (default its
+#                       rounds column) by scripts/boot-row.sh boot_row
+#                       and judged by 5-results.py; a round passes if
+#                       its verdict has no FAIL (a splat or a test that
+#                       did not finish fails it as a failed test does).
+#                       Prints "TAG: passed P of N rounds" per row; the
+#                       series must pass every round (base's rows show
+#                       the bug: printed, not judged).
 #   repro.sh watchdog   x86_64 boots that only reach init and power off,
 #                       with the clocksource watchdog on the TSC (no
 #                       tsc=reliable), a hang being a console silent for
@@ -160,27 +156,34 @@ if [ "${1:-}" = watchdog ]; then
 fi
 
 case ${1:-} in
-hv-shadow) kernels="x86_64-base x86_64-series" id=kvm.hyperv_tlb_flush_10x append=kvm_amd.npt=0 ;;
-mremap) kernels="x86_64-series arm64-series" id=mm.mremap_test_60x append= ;;
+hv-shadow | mremap) ;;
 *) die "usage: $0 hv-shadow|mremap|watchdog" ;;
 esac
-
+# The rows of view repro:NAME (guest/views), each booted REPRO_ROUNDS
+# times (default: its rounds column) and judged by boot_row.
+mapfile -t rows < <(table_rows -l "repro:$1")
+[ ${#rows[@]} -gt 0 ] || die "no row of view repro:$1 in guest/views"
 "$TOP"/scripts/2-tree.sh
-for k in $kernels; do
-	"$TOP"/scripts/3-build-kernel.sh "${k%%-*}" "${k#*-}" >/dev/null
-done
-# shellcheck disable=SC2086 # $kernels: a list of words
-for arch in $(printf '%s\n' $kernels | cut -d- -f1 | sort -u); do
-	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
-done
+build_rows "${rows[@]##*$'\t'}"
+LOGS=$OUT/logs/repro-$1
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
 rc=0
-for k in $kernels; do
-	logf=$OUT/logs/repro-$1-$k.log
-	"$TOP"/scripts/4-boot.sh "${k%%-*}" "$k" "$logf" --tests "$id" \
-		${append:+--append "$append"} --timeout 1500 || true
-	res=$(grep -o '[a-z_]* passed [0-9]* of [0-9]*' "$logf" | tail -n 1)
-	echo "$k: ${res:-no result (see $logf)}"
-	read -r _ _ n _ m <<<"${res:-x passed 0 of 1}"
-	[ "${k#*-}" = series ] && [ "$n" != "$m" ] && rc=1
+for b in "${rows[@]}"; do
+	IFS=$'\t' read -r n _ row <<<"$b"
+	n=${REPRO_ROUNDS:-$n} p=0
+	IFS='|' read -r tag _ kernel _ <<<"$row"
+	for r in $(seq "$n"); do
+		boot_row "$(row_round "$row" "$r")" >/dev/null || true
+		vf=$(row_log "$tag-r$r").verdict
+		if grep -q '^counts [0-9]* 0 ' "$vf" 2>/dev/null; then
+			p=$((p + 1))
+		else
+			log "repro: $(grep -m1 '^FAIL' "$vf" 2>/dev/null | cut -c1-240 || echo "$tag-r$r: no verdict (see $(row_log "$tag-r$r"))")"
+		fi
+	done
+	echo "$tag: passed $p of $n rounds"
+	# Base's rounds are the bug's rate; the series must pass each one.
+	[ "${kernel%%[-:]*}" = base ] || [ "$p" = "$n" ] || rc=1
 done
 exit $rc

@@ -1079,6 +1079,7 @@ printf '%s\n' 'rb|rb|p|x86_64|x=1|mm.tlb_coherency_short|stale=[1-9]|a test row|
 	'ra|ra|p|x86_64|x=1|kunit.tlb_x.case_a|-|a KUnit row|tcg' \
 	'rc|rc|p|x86_64||mm.tlb_coherency_short|stale=[1-9]|another append|' >"$br/mutants/matrix"
 r=$( (
+	# shellcheck disable=SC2030 # for this subshell only
 	TOP=$br LOGS=$br/logs OUT=$tmp/out PATH="$qb:$PATH" ARGS_OUT=$br/args
 	export OUT PATH ARGS_OUT
 	# shellcheck source=boot-row.sh
@@ -1110,5 +1111,71 @@ if [ "$(head -n 7 <<<"$r")" = "$want" ] && grep -qx 'bad quote 2' <<<"$r" &&
 	ok "boot_row boots a row once and judges it, its matrix rows and controls, as make check does"
 else
 	bad "boot_row: [$(tr '\n' ';' <<<"$r")] $(grep -A1 -x -- -append "$br/args" | tail -n 1)"
+fi
+# 8i. make repro-*: each row of its view (guest/views) booted ROUNDS
+#     times through boot_row and judged by 5-results.py, with 4-boot.sh a
+#     stand-in that writes a recorded log: round 1 clean, round 2 with
+#     every test passed and a kernel splat. The splat fails its round;
+#     a series row with a failed round fails the repro, a base row's
+#     rounds are only printed.
+rp=$tmp/rp
+mkdir -p "$rp/guest" "$tmp/rpout"
+# shellcheck disable=SC2031 # the top level's TOP and TREE: 8h set its own in a subshell
+{
+	cp -a "$TOP/scripts" "$TOP/base.conf" "$rp/"
+	cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$TOP/guest/boots" "$rp/guest/"
+	ln -s "$TREE" "$tmp/rpout/linux"
+}
+printf '%s\n' '# a comment' \
+	'v/x86_64-base|x86_64|base||repeat:kvm.hyperv_tlb_flush_10x|||--nodes 1|2|repro:hv-shadow' \
+	'v/x86_64-series|x86_64|series||repeat:kvm.hyperv_tlb_flush_10x|||--nodes 1|2|bench:x repro:hv-shadow' \
+	'v/other|x86_64|series||repeat:kvm.hyperv_tlb_flush_10x|||--nodes 1|2|repro:mremap' >"$rp/guest/views"
+for st in 2-tree.sh 3-build-kernel.sh 3-build-tests.sh; do
+	printf '#!/bin/sh\nexit 0\n' >"$rp/scripts/$st"
+done
+# shellcheck disable=SC2016 # the stand-in's own $3
+printf '#!/bin/sh\ncase $3 in *-r2.log) cp %s "$3" ;; *) cp %s "$3" ;; esac\n' \
+	"$td/results/splat.log" "$td/results/clean.log" >"$rp/scripts/4-boot.sh"
+rc=0
+env OUT="$tmp/rpout" "$rp/scripts/repro.sh" hv-shadow >"$tmp/rp.out" 2>"$tmp/rp.err" || rc=$?
+if [ "$rc" = 1 ] && [ "$(cat "$tmp/rp.out")" = "v/x86_64-base: passed 1 of 2 rounds
+v/x86_64-series: passed 1 of 2 rounds" ] &&
+	grep -q 'repro: FAIL v/x86_64-series-r2 console -- kernel splat: WARNING' "$tmp/rp.err" &&
+	grep -q '^counts 6 0 ' "$tmp/rpout/logs/repro-hv-shadow/v_x86_64-series-r1.log.verdict"; then
+	ok "make repro: each row's rounds through boot_row and 5-results.py, a round with a splat failed"
+else
+	bad "make repro: rc=$rc [$(tr '\n' ';' <"$tmp/rp.out")] $(tail -n 3 "$tmp/rp.err" | tr '\n' ';')"
+fi
+# 8j. make bench: a section's rows (guest/views) booted through
+#     boot_row, in the same stand-in harness, BENCH_REUSE_LOGS=1 (no
+#     build) and STRESS_ROUNDS=2, 4-boot.sh a stand-in that writes a log
+#     of the stress test: round 2 of each row with a kernel splat. Round
+#     2 is dropped and said, not measured: the sums over the rounds have
+#     a round missing (no value), the samples keep round 1's count.
+# shellcheck disable=SC2016 # the stand-in's own $3
+printf '#!/bin/bash\n{ echo "[    1.000000] Run /init as init process"
+[[ $3 != *-r2.log ]] || echo "[    2.000000] WARNING: CPU: 1 PID: 42 at mm/memory.c:1 foo+0x1/0x2"
+printf "%%s\\n" "### tlb-series: userspace tests begin" "TAP version 13" 1..1 \\
+	"# selftests: mm.tlb_coherency_bench: ./tlb_coherency -b 8" \\
+	"# tlb_coherency: reads=100 faults=2 stale=0" "ok 1 mm.tlb_coherency_bench" \\
+	"### tlb-series: userspace tests end" "[    9.000000] reboot: Power down"; } >"$3"\n' >"$rp/scripts/4-boot.sh"
+# shellcheck disable=SC2031 # the top level's TOP: 8h set its own in a subshell
+cp "$TOP/guest/views" "$rp/guest/"
+mkdir -p "$tmp/bres"
+rc=0
+env OUT="$tmp/rpout" RESULTS="$tmp/bres" BENCH_SECTIONS=stress STRESS_ROUNDS=2 BENCH_REUSE_LOGS=1 \
+	"$rp/scripts/bench.sh" >"$tmp/bench.out" 2>"$tmp/bench.err" || rc=$?
+s=$(python3 -c 'import json, sys
+for m in json.load(open(sys.argv[1])):
+    if m["metric"] == "stress_reads":
+        print(m["arch"], m["path"], m["samples"], m["value"])' "$tmp/bres/bench.json" 2>&1 || true)
+if [ "$rc" = 0 ] && [ "$s" = "x86_64 native [100.0, None] None
+x86_64 hv-emul [100.0, None] None
+arm64 native [100.0, None] None" ] &&
+	[ "$(grep -c 'bench: [a-z0-9_-]*-r2: round dropped: FAIL [^ ]* console -- kernel splat' "$tmp/bench.err")" = 3 ] &&
+	! grep -q 'r1: round dropped' "$tmp/bench.err"; then
+	ok "make bench: each section's rows booted through boot_row, a round with a splat dropped and said"
+else
+	bad "make bench drops a round with a splat: rc=$rc [$(tr '\n' ';' <<<"$s")] $(grep -e dropped -e error "$tmp/bench.err" | tail -n 3 | tr '\n' ';')"
 fi
 echo "counts $p $f 0"
