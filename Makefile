@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check test bench lint selftest kunit repro-hv-shadow repro-mremap repro-watchdog rig-base clean
+.PHONY: all deps base tree export build tests check test bench lint selftest kunit split-check repro-hv-shadow repro-mremap repro-watchdog rig-base clean
 
 all: check
 
@@ -45,6 +45,13 @@ kunit: deps
 
 bench: deps
 	@$(S)/bench.sh
+
+# Each series of split/ (one per tree) built at every patch and booted
+# with its own tests (results/split.md); not part of make check, which
+# only checks that each applies. SPLIT="NAME ..." for some of them,
+# SPLIT_ARGS=--no-boot for the builds alone.
+split-check: deps
+	@$(S)/split-check.sh --build $(SPLIT_ARGS) $(SPLIT)
 
 # The self-tests first, with the one of the bisect build that lint runs.
 lint: deps

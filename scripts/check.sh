@@ -388,6 +388,13 @@ early="checkpatch cc maintainers shell python"
 skipped lint ||
 	bg_start lint-early sh -c '"$1"/scripts/lint.sh --only "$2"; "$1"/scripts/sparse.sh --build >/dev/null 2>&1 || true' _ "$TOP" "$early"
 
+# Each series of split/ (the series each tree takes: export-split.sh)
+# applies alone to the pinned base, atop the series it names as its
+# prerequisites, and together they hold patches/: a few seconds, no
+# checkout, no build (make split-check builds and boots them).
+log "check: split/ series apply alone"
+stage split "$TOP"/scripts/split-check.sh
+
 # The pure series kernels, then the test-only kernels built on them: the
 # in-guest Hyper-V emulation and the mutants (one boot parameter each).
 # The boot lanes and the self-tests (which need no kernel) start once the

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Regenerate patches/ (base..series, with cover letter), testonly/
-# (series..emu) and mutants/ (emu..mutants) from the tree. With --check, write nothing and exit
-# non-zero when the tree and the checked-in patches differ.
+# (series..emu) and mutants/ (emu..mutants) from the tree, and split/
+# (the series each tree takes: export-split.sh). With --check, write
+# nothing and exit non-zero when the tree and the checked-in patches differ.
 . "$(dirname "$0")/lib.sh"
 
 check=0
@@ -75,7 +76,8 @@ if [ $check = 1 ]; then
 	same "$tmp/patches" "${PATCHES_DIR:-$TOP/patches}" &&
 		same "$tmp/testonly" "$TOP/testonly" &&
 		same "$tmp/testonly-base" "$TOP/testonly-base" &&
-		same "$tmp/mutants" "$TOP/mutants"
+		same "$tmp/mutants" "$TOP/mutants" &&
+		"$TOP"/scripts/export-split.sh --check
 	exit
 fi
 # Only the patch files are generated: other files in these directories
@@ -88,3 +90,4 @@ done
 # shellcheck disable=SC2010 # format-patch names: no white space
 np() { ls "$TOP/$1"/[0-9]*.patch 2>/dev/null | grep -vc '/0000-' || true; }
 log "export: $(np patches) series, $(np testonly) test-only, $(np mutants) mutant patches"
+"$TOP"/scripts/export-split.sh

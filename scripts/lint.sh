@@ -5,6 +5,7 @@
 #   Cc: every patch names the people get_maintainer.pl gives for it
 #   MAINTAINERS: an entry covers every file the series adds
 #   bisect build: base + first i patches builds for x86_64 and arm64
+#     (LINT_ARCHES="x86_64" or "arm64": that arch only)
 #     (built newest first, reported oldest first)
 #   variants: SMP=n, HYPERV=n, CPU_SUP_AMD=n (x86), 16K/64K pages (arm64)
 #   sparse (C=2) and kernel-doc on touched files: nothing base lacks
@@ -183,7 +184,7 @@ if want bisect; then
 	for c in $(tac <<<"$steps"); do
 		files=$(kernel_files "$c~1" "$c")
 		subj=$(git -C "$TREE" log -1 --format=%s "$c")
-		for arch in x86_64 arm64; do
+		for arch in ${LINT_ARCHES:-x86_64 arm64}; do
 			if [ -z "$files" ] || ! affects "$arch" "$files"; then
 				continue
 			fi

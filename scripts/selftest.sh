@@ -117,6 +117,30 @@ if [ -d "$TREE/.git" ]; then
 else
 	bad "export round trip: no tree (run make tree)"
 fi
+# 4a. Each series of split/ applies alone (split-check.sh, make check's
+#     step), and one of them with a mail that no longer applies fails by
+#     name, as does the series that needs it, the others still passing.
+if [ -d "$TREE/.git" ] && [ -d "$TOP/split" ]; then
+	r=$("$TOP"/scripts/split-check.sh 2>&1 || true)
+	if grep -q '^counts [1-9][0-9]* 0 0$' <<<"$r"; then
+		ok "split series apply alone"
+	else
+		bad "split series apply alone: $(grep -v '^PASS' <<<"$r" | head -n 3 | tr '\n' ';')"
+	fi
+	cp -r "$TOP/split" "$tmp/split"
+	# The first context line of the first hunk of 02's first mail.
+	m=$(find "$tmp"/split/02-*/ -name '0001-*.patch')
+	awk '/^@@/ { h = 1 } h == 1 && /^ / { $0 = $0 " changed"; h = 2 } { print }' "$m" >"$m.new"
+	mv "$m.new" "$m"
+	r=$(SPLIT_DIR=$tmp/split "$TOP"/scripts/split-check.sh 2>&1 || true)
+	if grep -q '^FAIL harness split 02-kvm-hyperv -- 0001-.* does not apply' <<<"$r" &&
+		grep -q '^FAIL harness split 06-kvm-nsvm ' <<<"$r" &&
+		grep -q '^PASS harness split 01-clocksource ' <<<"$r" && grep -q '^counts ' <<<"$r"; then
+		ok "split check fails a series that does not apply, and the one that needs it"
+	else
+		bad "split check fails a series that does not apply: $(tr '\n' ';' <<<"$r")"
+	fi
+fi
 # 4c. make tree keeps the base commit in the download cache: a second
 #     clone's tree starts from it (same commit, same files, no unpacking),
 #     and a base.conf naming another tarball does not use it. Offline: a
