@@ -739,6 +739,20 @@ else
 	bad "rig.sh builds from a stand-in source package: d1=$d1 d2=$d2 runs [$r1]: $(tail -n 3 "$rt/1.err" "$rt/2.err" | tr '\n' ';')"
 fi
 
+# 7j. 5-nested-rounds.py on a recorded run of nested.hv_rounds (the lines
+#     results/nested-rounds.log keeps): the per-round ratios' median and
+#     range; a run cut off in its last round is incomplete (status 1).
+nr=$("$TOP"/scripts/5-nested-rounds.py "$td/nested-rounds.log" 2>&1) && rc=0 || rc=$?
+head -n -8 "$td/nested-rounds.log" >"$tmp/nested-cut.log"
+nc=$("$TOP"/scripts/5-nested-rounds.py "$tmp/nested-cut.log" 2>&1) && rc2=0 || rc2=$?
+if [ "$rc" = 0 ] && grep -qxF '| history | 0.150 (0.121-0.287) | 5 |' <<<"$nr" &&
+	grep -qxF '| none | 1.019 (0.433-1.131), within noise | 5 |' <<<"$nr" &&
+	[ "$rc2" = 1 ] && grep -q '^Incomplete: round 5 series' <<<"$nc"; then
+	ok "5-nested-rounds.py: series/base per round, and an incomplete run fails"
+else
+	bad "5-nested-rounds.py: series/base per round, and an incomplete run fails (rc=$rc rc2=$rc2)"
+fi
+
 # 8. 4-boot.sh's silence watchdog, with no kernel: QEMU_CMD runs a fake
 #    QEMU (testdata/fake-qemu.py) that serves the monitor socket.
 mkdir -p "$tmp/out/build/x86_64-fake/arch/x86/boot"
