@@ -39,6 +39,10 @@ def parse(lines):
             cur = (int(m.group(1)), m.group(2))
             runs.setdefault(cur, {})
             continue
+        # Another test of L1 (its start or its result) ends the rounds.
+        if 'L2:' not in line and re.match(r'(# selftests: |(not )?ok \d+ )', line):
+            cur = None
+            continue
         if cur is None:
             continue
         m = PHASE.search(line)

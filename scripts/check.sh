@@ -286,7 +286,7 @@ have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
 # third x86_64 kernel (base-count) and an L1 initramfs with QEMU and the
 # L2 kernels, built only when it runs: with NESTED=1. It is left out by
 # default because KVM nested under this host's TCG is not stable enough
-# for a gate (README: L1 and L2 crashed in 4 of 9 boots of Dec 6).
+# for a gate (README: an L2 or L1 crashed in 8 of 18 L1 boots of Dec 6).
 [ "${NESTED:-0}" = 1 ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|nested|')
 # The order of each arch's list: stock TCG, the rig, then the nested
 # boot, whose L2 guests are the boots most easily slowed by the builds
