@@ -57,7 +57,9 @@ frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
 [ -n "$variant" ] && frags+=("$TOP/configs/variant-$variant.config")
 # Every option of these must take; the series' own KUnit suites are added
 # after them: their options do not exist on base, nor part-way through
-# the series (make lint's bisect builds), where they are merged unchecked.
+# the series (make lint's bisect builds), nor in a series of split/ that
+# lacks the suite's patch (make split-check), where they are merged
+# unchecked.
 must=("${frags[@]}")
 # A variant overrides the guest fragments (SMP=n makes NR_CPUS 1): only
 # its own options are checked then.
@@ -65,7 +67,8 @@ must=("${frags[@]}")
 case $ref in
 base*) ;;
 *) for f in "$TOP/configs/kunit.config" "$TOP/configs/kunit-$arch.config"; do
-	[ -f "$f" ] && frags+=("$f") && [ -z "${BUILD_NAME:-}" ] && must+=("$f")
+	[ -f "$f" ] && frags+=("$f") && [ -z "${BUILD_NAME:-}" ] &&
+		[ "${ref#split-}" = "$ref" ] && must+=("$f")
    done ;;
 esac
 case $ref in
