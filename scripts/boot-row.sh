@@ -16,8 +16,11 @@
 # verdict (not with --ahead): make check counts them there.
 #
 # The boot table: guest/boots (make check's rows) and guest/views (the
-# rows of make bench and make repro), read by table_rows. A line there
-# may have two more columns after the 4-boot.sh options:
+# rows of make bench, make repro and make rig-base), read by table_rows.
+# In guest/views a field (2-8) "=TAG" is that field of make check's row
+# TAG (guest/boots), so that a repro boots and judges as make check
+# does. A line there may have two more columns after the 4-boot.sh
+# options:
 #   ...|4-boot.sh options|rounds|views
 # rounds: how many times a view boots the row (1 if empty); views: the
 # views that boot it, separated by spaces ("check" if empty), each
@@ -32,8 +35,20 @@ table_rows() {
 	local long=0 files=("$TOP/guest/boots")
 	[ "$1" != -l ] || { long=1; shift; }
 	[ ! -f "$TOP/guest/views" ] || files+=("$TOP/guest/views")
-	awk -F'|' -v view="$1" -v long="$long" '
+	awk -F'|' -v OFS='|' -v view="$1" -v long="$long" -v boots="${files[0]}" '
 		/^#/ || /^[ \t]*$/ { next }
+		FILENAME == boots { for (j = 2; j <= 8; j++) ref[$1, j] = $j; known[$1] = 1 }
+		FILENAME != boots {
+			for (j = 2; j <= 8; j++) {
+				if (substr($j, 1, 1) != "=") continue
+				t = substr($j, 2)
+				if (!(t in known)) {
+					print "table_rows: " $1 ": no row " t " in guest/boots" > "/dev/stderr"
+					exit 1
+				}
+				$j = ref[t, j]
+			}
+		}
 		{
 			rounds = (NF >= 9 && $9 != "") ? $9 : 1
 			views = (NF >= 10 && $10 != "") ? $10 : "check"
@@ -55,7 +70,8 @@ table_rows() {
 row_round() { echo "${1%%|*}-r$2|${1#*|}"; }
 # build_rows ROW...: the kernel each row boots (3-build-kernel.sh ARCH
 # REF [VARIANT]) and the tests of each arch (3-build-tests.sh ARCH
-# series), each once.
+# series, whose uapi headers come from the series build: built too),
+# each once.
 build_rows() {
 	local row arch kernel var built=' ' arches=' '
 	for row; do
@@ -68,6 +84,8 @@ build_rows() {
 		[[ $arches == *" $arch "* ]] || arches+="$arch "
 	done
 	for arch in $arches; do
+		[[ $built == *" $arch-series "* ]] ||
+			"$TOP"/scripts/3-build-kernel.sh "$arch" series >/dev/null
 		"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
 	done
 }

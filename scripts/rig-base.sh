@@ -14,27 +14,15 @@
 . "$TOP/scripts/boot-row.sh"
 lock_out
 
-# The boots, in guest/boots' format: the test sets of make check's series
-# boots (x86_64/rig/series/npt1, npt0, arm64/rig/series) less KUnit (base
-# has none of the series' suites) and the series' own tests but the
-# stress test. On shadow paging base must fail hyperv_tlb_flush, the bug
-# patches 2 and 3 fix (make repro-hv-shadow): it failed 10 of 10 runs on
-# stock TCG and on the rig alike (results/rig-base.md).
-boots=(
-	'x86_64/base/npt1|x86_64|base||regress,series:mm.tlb_coherency|kvm_amd.npt=1||--rig'
-	'x86_64/base/npt0|x86_64|base||regress:kvm.|kvm_amd.npt=0|--expect-fail kvm.hyperv_tlb_flush|--rig'
-	'arm64/base|arm64|base||regress:mm.,series:mm.tlb_coherency|||--rig'
-)
+# The boots: the rows of view rig-base (guest/views: the kernels, the
+# tests and why), each booted once.
+mapfile -t boots < <(table_rows rig-base)
+[ ${#boots[@]} -gt 0 ] || die "no row of view rig-base in guest/views"
 
 "$TOP"/scripts/2-tree.sh
 "$TOP"/scripts/rig.sh --deps >/dev/null
 log "rig-base: rig $(basename "$("$TOP"/scripts/rig.sh)")"
-for arch in x86_64 arm64; do
-	for k in series base; do
-		"$TOP"/scripts/3-build-kernel.sh "$arch" "$k" >/dev/null
-	done
-	"$TOP"/scripts/3-build-tests.sh "$arch" series >/dev/null
-done
+build_rows "${boots[@]}"
 LOGS=$OUT/logs/rig-base
 rm -rf "$LOGS"
 mkdir -p "$LOGS"

@@ -1184,6 +1184,31 @@ v/x86_64-series: passed 1 of 2 rounds" ] &&
 else
 	bad "make repro: rc=$rc [$(tr '\n' ';' <"$tmp/rp.out")] $(tail -n 3 "$tmp/rp.err" | tr '\n' ';')"
 fi
+# 8i2. make repro-watchdog and the boot table's references: a field
+#     "=TAG" of guest/views is that field of make check's row TAG; the
+#     held group's rows booted in turn through boot_row (4-boot.sh a
+#     stand-in that records its options and writes a clean boot's log):
+#     the hold's command line reaches each boot, base judged as the
+#     mutant that must hang, so a boot that did not hang fails the repro;
+#     an unknown TAG yields no row.
+printf '%s\n' \
+	'v/held/x86_64-base|x86_64|base-emu|||=x86_64/mutants/watchdog-held|=x86_64/mutants/cs-tick-clock|--nodes 1|1|repro:watchdog:held' \
+	'v/held/x86_64-emu|x86_64|emu|||=x86_64/mutants/watchdog-held|=x86_64/mutants/watchdog-held|--nodes 1|1|repro:watchdog:held' >"$rp/guest/views"
+# shellcheck disable=SC2016 # the stand-in's own $3 and $*
+printf '#!/bin/sh\necho "$*" >>%s\ncp %s "$3"\n' "$tmp/wd.args" "$td/results/clean.log" >"$rp/scripts/4-boot.sh"
+rc=0
+env OUT="$tmp/rpout" WATCHDOG_BOOTS=0 "$rp/scripts/repro.sh" watchdog >"$tmp/wd.out" 2>"$tmp/wd.err" || rc=$?
+bad_ref=$(cd "$rp" && printf '%s\n' 'v/x|x86_64|base|||=no/such/row|||1|repro:x' >guest/views &&
+	TOP=$rp bash -c '. scripts/lib.sh; . scripts/boot-row.sh; table_rows repro:x' 2>&1)
+if [ "$rc" = 1 ] && grep -qx 'v/held/x86_64-base: passed 0 of 1, hung 0' "$tmp/wd.out" &&
+	grep -qx 'v/held/x86_64-emu: passed 0 of 1, hung 0' "$tmp/wd.out" &&
+	[ "$(grep -c 'stop_machine_test_hold_ms=2000' "$tmp/wd.args")" = 2 ] &&
+	grep -q 'FAIL v/held/x86_64-base-r1 .*watchdog_check_skew' "$tmp/wd.err" &&
+	grep -q 'no row no/such/row in guest/boots' <<<"$bad_ref" && ! grep -q '^v/x|' <<<"$bad_ref"; then
+	ok "make repro-watchdog: rows of the boot table, fields taken from make check's rows, each judged as make check judges it"
+else
+	bad "make repro-watchdog: rc=$rc [$(tr '\n' ';' <"$tmp/wd.out")] $(tail -n 3 "$tmp/wd.err" | tr '\n' ';') [$bad_ref]"
+fi
 # 8j. make bench: a section's rows (guest/views) booted through
 #     boot_row, in the same stand-in harness, BENCH_REUSE_LOGS=1 (no
 #     build) and STRESS_ROUNDS=2, 4-boot.sh a stand-in that writes a log
