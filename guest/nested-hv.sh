@@ -272,6 +272,7 @@ function bit(m, b) { while (b-- > 0) m = int(m / 2); return m % 2 }
 		nex++
 		other = 1
 		all = (fmt == 1)
+		m = 0	# the VP set is not traced
 	} else {
 		for (i = 1; i <= NF; i++) {
 			if ($i == "processor_mask") m = hex($(i + 1))
