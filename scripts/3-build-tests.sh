@@ -4,6 +4,9 @@
 # bash-static, guest/init.
 #   3-build-tests.sh ARCH REF     -> prints the initramfs path
 # Needs the kernel build dir of ARCH-REF (for its uapi headers).
+# TEST_IDS="id,id" builds only the binaries of those ids of
+# guest/tests.list ("-": none), for a tree that lacks the others (make
+# split-check: a series of split/ without the series' other tests).
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 ref=$2
@@ -41,6 +44,7 @@ mkdir -p "$tdir/bin"
 mmsrc=$src/tools/testing/selftests/mm
 mm=() mm_sh=() mm_cat=() kvm=() bench=()
 while IFS='|' read -r id _ _ cmd; do
+	[ -z "${TEST_IDS:-}" ] || [[ ,$TEST_IDS, == *",$id,"* ]] || continue
 	# (none: a command of busybox's alone, nested.l2_dmesg)
 	bin=$({ grep -o '\./[A-Za-z0-9_.-]*' <<<"$cmd" || true; } | head -n 1 | cut -c3-)
 	case $id:$bin in
@@ -60,7 +64,7 @@ while read -r c; do
 	[ ${#b[@]} -gt 0 ] || die "tests $arch: run_vmtests.sh runs no binary of category $c"
 	mm+=("${b[@]/#/$tdir/mm/}")
 done < <(printf '%s\n' "${mm_cat[@]}" | sort -u | grep .)
-mapfile -t mm < <(printf '%s\n' "${mm[@]}" | sort -u)
+mapfile -t mm < <(printf '%s\n' "${mm[@]}" | sort -u | grep . || true)
 mapfile -t mm_sh < <(printf '%s\n' "${mm_sh[@]}" | sort -u | grep . || true)
 mapfile -t kvm < <(printf '%s\n' "${kvm[@]}" | sort -u | grep . || true)
 sel() {
@@ -74,7 +78,9 @@ log "tests $arch: ${#mm[@]} mm selftests, ${#kvm[@]} KVM selftests"
 mkdir -p "$tdir/mm" "$tdir/kvm"
 [ ${#mm[@]} -eq 0 ] || sel mm "${mm[@]}"
 [ ${#kvm[@]} -eq 0 ] || sel kvm "${kvm[@]}"
-cp "${mm[@]}" "${kvm[@]}" "$tdir/bin/"
+rm -rf "${tdir:?}/bin"
+mkdir -p "$tdir/bin"
+[ $((${#mm[@]} + ${#kvm[@]})) -eq 0 ] || cp "${mm[@]}" "${kvm[@]}" "$tdir/bin/"
 rm -rf "$tdir/sh"
 mkdir -p "$tdir/sh"
 [ ${#mm_sh[@]} -eq 0 ] || cp "${mm_sh[@]/#/$mmsrc/}" "$tdir/sh/"
@@ -132,8 +138,10 @@ cp "$bb" "$root/bin/busybox"
 cp "$bash" "$root/bin/bash"
 cp "$TOP/guest/init" "$root/init"
 chmod +x "$root/init"
-cp "$tdir"/bin/* "$root/tests/bin/"
-"${cc}strip" "$root"/tests/bin/*
+if [ -n "$(ls -A "$tdir/bin")" ]; then
+	cp "$tdir"/bin/* "$root/tests/bin/"
+	"${cc}strip" "$root"/tests/bin/*
+fi
 [ ${#mm_sh[@]} -eq 0 ] || cp "${mm_sh[@]/#/$tdir/sh/}" "$root/tests/bin/"
 grep -v '^#' "$TOP/guest/tests.list" > "$root/tests/list"
 grep -v "^#" "$TOP/mutants/matrix" > "$root/tests/matrix"

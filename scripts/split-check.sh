@@ -139,7 +139,7 @@ for n in "${run[@]}"; do
 		[ -z "${append[$n]}" ] || opts+=(--append "${append[$n]}")
 		blog=$logs/$n-$arch.log
 		if nice -n 10 "$TOP"/scripts/3-build-kernel.sh "$arch" "split-$n" >/dev/null &&
-			nice -n 10 "$TOP"/scripts/3-build-tests.sh "$arch" "split-$n" >/dev/null &&
+			TEST_IDS=${tests[$n]} nice -n 10 "$TOP"/scripts/3-build-tests.sh "$arch" "split-$n" >/dev/null &&
 			"$TOP"/scripts/4-boot.sh "$arch" "$arch-split-$n" "$blog" "${opts[@]}"; then
 			"$TOP"/scripts/5-results.py "$blog" --tag "$arch/split/$n" --tree "$TREE" \
 				--known "$TOP/guest/known-failures.txt" |
