@@ -42,6 +42,11 @@ mkdir -p "$tdir/bin"
 # the category that "run_vmtests.sh -t CAT" names (in the command or in
 # the script) are built.
 mmsrc=$src/tools/testing/selftests/mm
+ids=${TEST_IDS:-}
+for id in ${ids//,/ }; do
+	[ "$id" = - ] || grep -q "^$id|" "$TOP/guest/tests.list" ||
+		die "tests $arch: TEST_IDS names $id, which guest/tests.list has not"
+done
 mm=() mm_sh=() mm_cat=() kvm=() bench=()
 while IFS='|' read -r id _ _ cmd; do
 	[ -z "${TEST_IDS:-}" ] || [[ ,$TEST_IDS, == *",$id,"* ]] || continue
@@ -93,7 +98,8 @@ for b in $(printf '%s\n' "${bench[@]}" | sort -u); do
 done
 
 src_built "$tdir"
-if [ "${KBUILD_CACHE:-1}" = 1 ] && ! cmp -s "$tdir/.tree" "$tcache/.tree"; then
+# (Not a subset's build: the next full build would only rebuild it.)
+if [ "${KBUILD_CACHE:-1}" = 1 ] && [ -z "${TEST_IDS:-}" ] && ! cmp -s "$tdir/.tree" "$tcache/.tree"; then
 	cache_put "$tdir" "$tcache"
 fi
 

@@ -171,15 +171,16 @@ bench_boot() {
 # groups booted in $bgroups.
 bench_boots() {
 	local sec=$1 b g n r i var
-	local -a rs=() idx
+	local -a rs=() idx all
 	shift
 	bgroups=()
-	while IFS= read -r b; do
+	table_read all -l "bench:$sec"
+	for b in "${all[@]}"; do
 		IFS=$'\t' read -r n g _ <<<"$b"
 		[ $# = 0 ] || [[ " $* " == *" $g "* ]] || continue
 		rs+=("$b")
 		[[ " ${bgroups[*]} " == *" $g "* ]] || bgroups+=("$g")
-	done < <(table_rows -l "bench:$sec")
+	done
 	[ ${#rs[@]} -gt 0 ] || die "bench: no row of view bench:$sec${*:+ in groups $*} in guest/views"
 	var=${sec^^}_ROUNDS
 	rounds=$(seq "${!var:-${rs[0]%%$'\t'*}}")
@@ -208,7 +209,11 @@ passset() {
 if [ "${BENCH_REUSE_LOGS:-0}" != 1 ]; then
 	git -C "$TREE" branch -f nsvm-stats "$(git -C "$TREE" log --format=%H -1 \
 		--grep='^KVM: x86: Add vCPU stats for TLB flushes and MMU syncs' base..series)"
-	mapfile -t brows < <(for sec in $SECTIONS; do table_rows "bench:$sec"; done)
+	brows=()
+	for sec in $SECTIONS; do
+		table_read one "bench:$sec"
+		brows+=("${one[@]}")
+	done
 	build_rows "${brows[@]}"
 fi
 

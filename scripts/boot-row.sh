@@ -19,15 +19,18 @@
 # rows of make bench, make repro and make rig-base), read by table_rows.
 # In guest/views a field (2-8) "=TAG" is that field of make check's row
 # TAG (guest/boots), so that a repro boots and judges as make check
-# does. A line there may have two more columns after the 4-boot.sh
-# options:
+# does; "=TAG WORDS" is that field and then WORDS. A line there may have
+# two more columns after the 4-boot.sh options:
 #   ...|4-boot.sh options|rounds|views
 # rounds: how many times a view boots the row (1 if empty); views: the
 # views that boot it, separated by spaces ("check" if empty), each
 # VIEW[:NAME[:GROUP]]: check, bench:SECTION:GROUP, repro:NAME. The
 # rows of a bench section's GROUP take turns in each round (in_turn).
 #   table_rows VIEW     the rows VIEW (or VIEW:...) names, in the
-#                       files' order, as rows of the format above
+#                       files' order, as rows of the format above; fails
+#                       (and prints why) if a "=TAG" names no row or a
+#                       tag of guest/boots is not unique: read it with
+#                       table_read, not in a process substitution
 #   table_rows -l VIEW  each as "ROUNDS<tab>GROUP<tab>ROW" (GROUP: what
 #                       follows VIEW: in the views column, or -)
 #   row_round ROW R     ROW as round R: its tag TAG-rR (its log too)
@@ -37,16 +40,29 @@ table_rows() {
 	[ ! -f "$TOP/guest/views" ] || files+=("$TOP/guest/views")
 	awk -F'|' -v OFS='|' -v view="$1" -v long="$long" -v boots="${files[0]}" '
 		/^#/ || /^[ \t]*$/ { next }
-		FILENAME == boots { for (j = 2; j <= 8; j++) ref[$1, j] = $j; known[$1] = 1 }
+		FILENAME == boots {
+			if ($1 in known) {
+				print "table_rows: tag " $1 " twice in guest/boots" > "/dev/stderr"
+				bad = 1
+			}
+			for (j = 2; j <= 8; j++) ref[$1, j] = $j
+			known[$1] = 1
+		}
 		FILENAME != boots {
 			for (j = 2; j <= 8; j++) {
 				if (substr($j, 1, 1) != "=") continue
 				t = substr($j, 2)
+				rest = ""
+				if (index(t, " ")) {
+					rest = substr(t, index(t, " "))
+					t = substr(t, 1, index(t, " ") - 1)
+				}
 				if (!(t in known)) {
 					print "table_rows: " $1 ": no row " t " in guest/boots" > "/dev/stderr"
-					exit 1
+					bad = 1
+					next
 				}
-				$j = ref[t, j]
+				$j = ref[t, j] rest
 			}
 		}
 		{
@@ -65,7 +81,17 @@ table_rows() {
 				else print row
 				break
 			}
-		}' "${files[@]}"
+		}
+		END { exit bad }' "${files[@]}"
+}
+# table_read NAME [-l] VIEW: table_rows' rows into the array NAME; dies
+# if the table is broken (a process substitution would lose that).
+table_read() {
+	local -n _rows=$1
+	local _out
+	_out=$(table_rows "${@:2}") || die "the boot table (guest/boots, guest/views) is broken: see above"
+	_rows=()
+	[ -z "$_out" ] || mapfile -t _rows <<<"$_out"
 }
 row_round() { echo "${1%%|*}-r$2|${1#*|}"; }
 # build_rows ROW...: the kernel each row boots (3-build-kernel.sh ARCH

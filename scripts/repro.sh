@@ -30,17 +30,17 @@ lock_out
 # watchdog_boots GROUP: the rows of view repro:watchdog:GROUP, each its
 # rounds (WATCHDOG_HELD for held; WATCHDOG_BOOTS, WATCHDOG_BASE_BOOTS for
 # plain), booted by boot-row.sh boot_row, the rows in turn while each has
-# rounds left, two at a time. Prints per row "TAG: passed P of N, hung H"
-# (H: rounds whose console went silent, from 5-results.py's console
+# rounds left, two at a time. Prints per row "TAG: passed P of N, hung H
+# (KERNEL)" (H: rounds whose console went silent, from 5-results.py's console
 # verdict); each failed round's first FAIL line goes to stderr, and so
 # does the evidence of each round that passed with some. Not to be
 # called in a command substitution: a row it cannot use must stop the
 # repro (die), not just a subshell.
 watchdog_boots() {
 	local group=$1 b n row tag kernel i j r rc vf more=1 pids
-	local -A want cnt rowof pass hung
+	local -A want cnt rowof pass hung kof
 	local -a rs tags=() order=()
-	mapfile -t rs < <(table_rows -l repro:watchdog | awk -F'\t' -v g="$group" '$2 == g')
+	table_read rs -l "repro:watchdog:$group"
 	[ ${#rs[@]} -gt 0 ] || die "no row of view repro:watchdog:$group in guest/views"
 	for b in "${rs[@]}"; do
 		IFS=$'\t' read -r n _ row <<<"$b"
@@ -50,8 +50,10 @@ watchdog_boots() {
 		plain:base*) n=${WATCHDOG_BASE_BOOTS:-$n} ;;
 		plain:*) n=${WATCHDOG_BOOTS:-$n} ;;
 		esac
+		[ "$group" != held ] || [ "$n" -ge 1 ] ||
+			die "repro watchdog: $tag has $n rounds: the held boots are the evidence"
 		tags+=("$tag")
-		want[$tag]=$n cnt[$tag]=0 pass[$tag]=0 hung[$tag]=0 rowof[$tag]=$row
+		want[$tag]=$n cnt[$tag]=0 pass[$tag]=0 hung[$tag]=0 rowof[$tag]=$row kof[$tag]=$kernel
 	done
 	while [ $more = 1 ]; do
 		more=0
@@ -93,11 +95,12 @@ watchdog_boots() {
 		fi
 	done
 	for tag in "${tags[@]}"; do
-		echo "$tag: passed ${pass[$tag]} of ${want[$tag]}, hung ${hung[$tag]}"
+		echo "$tag: passed ${pass[$tag]} of ${want[$tag]}, hung ${hung[$tag]} (${kof[$tag]})"
 	done
 }
 if [ "${1:-}" = watchdog ]; then
-	mapfile -t rows < <(table_rows repro:watchdog)
+	rows=()
+	table_read rows repro:watchdog
 	[ ${#rows[@]} -gt 0 ] || die "no row of view repro:watchdog in guest/views"
 	"$TOP"/scripts/2-tree.sh
 	build_rows "${rows[@]}"
@@ -106,18 +109,22 @@ if [ "${1:-}" = watchdog ]; then
 	mkdir -p "$LOGS"
 	sum=$LOGS/summary
 	rc=0
-	[ "${WATCHDOG_HELD:-1}" -ge 1 ] || die "WATCHDOG_HELD must be at least 1: the held boots are the evidence"
 	echo "held, the rows in turn:"
 	watchdog_boots held >"$sum"
 	cat "$sum"
-	# Base must hang in every held round, the series in none.
-	while read -r tag _ p _ n _ h; do
-		tag=${tag%:} h=${h%%[^0-9]*} p=${p%%[^0-9]*} n=${n%,}
-		case $tag in
-		*/x86_64-base*) [ "$p" = "$n" ] && [ "$h" = "$n" ] || rc=1 ;;
-		*) [ "$p" = "$n" ] && [ "$h" = 0 ] || rc=1 ;;
+	# Base (a kernel base*) must hang in every held round, the series in
+	# none; each must have a row.
+	nb=0 ns=0
+	while read -r _ _ p _ n _ h k; do
+		n=${n%,} k=${k//[()]/}
+		case $k in
+		base*) nb=$((nb + 1)); [ "$p" = "$n" ] && [ "$h" = "$n" ] || rc=1 ;;
+		*) ns=$((ns + 1)); [ "$p" = "$n" ] && [ "$h" = 0 ] || rc=1 ;;
 		esac
 	done <"$sum"
+	if [ "$nb" = 0 ] || [ "$ns" = 0 ]; then
+		die "repro watchdog: the held rows need a base and a series kernel"
+	fi
 	if [ "${WATCHDOG_BOOTS:-1}" -lt 1 ]; then
 		echo "as they are: not run (WATCHDOG_BOOTS=$WATCHDOG_BOOTS)"
 		exit $rc
@@ -125,10 +132,10 @@ if [ "${1:-}" = watchdog ]; then
 	echo "as they are, the rows in turn while each has rounds left:"
 	watchdog_boots plain >"$sum"
 	cat "$sum"
-	while read -r tag _ p _ n _ h; do
-		tag=${tag%:} n=${n%,}
-		case $tag in
-		*/x86_64-base*) ;;
+	while read -r _ _ p _ n _ h k; do
+		n=${n%,} k=${k//[()]/}
+		case $k in
+		base*) ;;
 		*) [ "$p" = "$n" ] && [ "$h" = 0 ] || rc=1 ;;
 		esac
 	done <"$sum"
@@ -141,7 +148,8 @@ hv-shadow | mremap) ;;
 esac
 # The rows of view repro:NAME (guest/views), each booted REPRO_ROUNDS
 # times (default: its rounds column) and judged by boot_row.
-mapfile -t rows < <(table_rows -l "repro:$1")
+rows=()
+table_read rows -l "repro:$1"
 [ ${#rows[@]} -gt 0 ] || die "no row of view repro:$1 in guest/views"
 "$TOP"/scripts/2-tree.sh
 build_rows "${rows[@]##*$'\t'}"

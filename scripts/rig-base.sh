@@ -16,7 +16,8 @@ lock_out
 
 # The boots: the rows of view rig-base (guest/views: the kernels, the
 # tests and why), each booted once.
-mapfile -t boots < <(table_rows rig-base)
+boots=()
+table_read boots rig-base
 [ ${#boots[@]} -gt 0 ] || die "no row of view rig-base in guest/views"
 
 "$TOP"/scripts/2-tree.sh

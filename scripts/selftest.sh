@@ -1190,18 +1190,25 @@ fi
 #     stand-in that records its options and writes a clean boot's log):
 #     the hold's command line reaches each boot, base judged as the
 #     mutant that must hang, so a boot that did not hang fails the repro;
-#     an unknown TAG yields no row.
+#     "=TAG WORDS" adds WORDS; an unknown TAG fails table_rows and the
+#     repro.
 printf '%s\n' \
-	'v/held/x86_64-base|x86_64|base-emu|||=x86_64/mutants/watchdog-held|=x86_64/mutants/cs-tick-clock|--nodes 1|1|repro:watchdog:held' \
+	'v/held/x86_64-base|x86_64|base-emu|||=x86_64/mutants/watchdog-held|=x86_64/mutants/cs-tick-clock|=x86_64/mutants/watchdog-held --timeout 300|1|repro:watchdog:held' \
 	'v/held/x86_64-emu|x86_64|emu|||=x86_64/mutants/watchdog-held|=x86_64/mutants/watchdog-held|--nodes 1|1|repro:watchdog:held' >"$rp/guest/views"
 # shellcheck disable=SC2016 # the stand-in's own $3 and $*
 printf '#!/bin/sh\necho "$*" >>%s\ncp %s "$3"\n' "$tmp/wd.args" "$td/results/clean.log" >"$rp/scripts/4-boot.sh"
 rc=0
 env OUT="$tmp/rpout" WATCHDOG_BOOTS=0 "$rp/scripts/repro.sh" watchdog >"$tmp/wd.out" 2>"$tmp/wd.err" || rc=$?
-bad_ref=$(cd "$rp" && printf '%s\n' 'v/x|x86_64|base|||=no/such/row|||1|repro:x' >guest/views &&
-	TOP=$rp bash -c '. scripts/lib.sh; . scripts/boot-row.sh; table_rows repro:x' 2>&1 || true)
-if [ "$rc" = 1 ] && grep -qx 'v/held/x86_64-base: passed 0 of 1, hung 0' "$tmp/wd.out" &&
-	grep -qx 'v/held/x86_64-emu: passed 0 of 1, hung 0' "$tmp/wd.out" &&
+printf '%s\n' 'v/x|x86_64|base|||=no/such/row|||1|repro:x' >"$rp/guest/views"
+# shellcheck disable=SC2016 # for the inner shell
+bad_ref=$(cd "$rp" && { TOP=$rp bash -c '. scripts/lib.sh; . scripts/boot-row.sh; table_rows repro:x' 2>&1 || true; })
+printf '%s\n' 'v/held/x86_64-base|x86_64|base-emu|||=no/such/row||--nodes 1|1|repro:watchdog:held' >"$rp/guest/views"
+rc2=0
+env OUT="$tmp/rpout" "$rp/scripts/repro.sh" watchdog >/dev/null 2>"$tmp/wd2.err" || rc2=$?
+if [ "$rc" = 1 ] && grep -qx 'v/held/x86_64-base: passed 0 of 1, hung 0 (base-emu)' "$tmp/wd.out" &&
+	grep -qx 'v/held/x86_64-emu: passed 0 of 1, hung 0 (emu)' "$tmp/wd.out" &&
+	[ "$rc2" != 0 ] && grep -q 'no row no/such/row in guest/boots' "$tmp/wd2.err" &&
+	grep -q -- '--nodes 1 --timeout 300' "$tmp/wd.args" &&
 	[ "$(grep -c 'stop_machine_test_hold_ms=2000' "$tmp/wd.args")" = 2 ] &&
 	grep -q 'FAIL v/held/x86_64-base-r1 .*watchdog_check_skew' "$tmp/wd.err" &&
 	grep -q 'no row no/such/row in guest/boots' <<<"$bad_ref" && ! grep -q '^v/x|' <<<"$bad_ref"; then
