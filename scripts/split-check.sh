@@ -154,31 +154,56 @@ for n in "${run[@]}"; do
 	done
 done
 out=$RESULTS/split.md
+# A series not run this time keeps its row and its steps from the last
+# run that ran it (make split-check SPLIT=NAME runs one).
+declare -A oldrow=() oldsteps=()
+if [ -f "$out" ]; then
+	for n in "${names[@]}"; do
+		oldrow[$n]=$(grep "^| $n | .* | [0-9-]*T[0-9:]*Z, harness [0-9a-f]* |$" "$out" || true)
+		oldsteps[$n]=$(awk -v h="### $n" '$0 ~ /^### / { on = index($0, h " ") == 1 } on' "$out")
+	done
+fi
+stamp="$(date -u +%Y-%m-%dT%H:%MZ), harness $(git -C "$TOP" rev-parse --short=12 HEAD)$(git -C "$TOP" diff --quiet HEAD -- scripts split-covers split || echo '+')"
 {
 	echo "# make split-check"
 	echo
 	echo "The series of split/ (split-covers/series), each built at every patch"
 	echo "(lint.sh's bisect build, vmlinux) on top of base or its prerequisite, then"
-	echo "booted with its own tests. A patch that touches only tools/,"
-	echo "Documentation/ or MAINTAINERS is no build step there (as in make lint);"
-	echo "its selftests are built for the boot. Last run: $(date -u +%Y-%m-%dT%H:%MZ), harness"
-	echo "$(git -C "$TOP" rev-parse --short=12 HEAD)$(git -C "$TOP" diff --quiet HEAD -- scripts split-covers split || echo ' (uncommitted changes)'). Logs: out/logs/split/."
+	echo "booted with its own tests (only those binaries built: TEST_IDS). A patch"
+	echo "that touches only tools/, Documentation/ or MAINTAINERS is no build step"
+	echo "there (as in make lint); its selftests are built for the boot. Each row"
+	echo "names the run that ran it (a harness commit with + had uncommitted"
+	echo "changes); logs: out/logs/split/."
 	echo
-	echo "| series | prerequisite | patches (of patches/) | result |"
-	echo "|---|---|---|---|"
+	echo "| series | prerequisite | patches (of patches/) | result | run |"
+	echo "|---|---|---|---|---|"
 	for n in "${names[@]}"; do
-		echo "| $n | ${pre[$n]} | ${nums[$n]} | ${res[$n]-not run} |"
+		if [ -n "${res[$n]+x}" ]; then
+			echo "| $n | ${pre[$n]} | ${nums[$n]} | ${res[$n]} | $stamp |"
+		elif [ -n "${oldrow[$n]:-}" ]; then
+			echo "${oldrow[$n]}"
+		else
+			echo "| $n | ${pre[$n]} | ${nums[$n]} | not run | - |"
+		fi
 	done
 	echo
-	echo "Each step of this run, as lint.sh printed it:"
-	echo
-	for n in "${run[@]}"; do
-		for arch in ${arches[$n]}; do
-			[ -f "$logs/$n-$arch-bisect.out" ] || continue
-			grep -h -E '^(PASS|FAIL) ' "$logs/$n-$arch-bisect.out" "$logs/$n-$arch-boot.out" 2>/dev/null |
-				sed 's/^/    /' || true
-		done
+	echo "Each step, as lint.sh and 5-results.py printed it:"
+	for n in "${names[@]}"; do
+		if [ -n "${res[$n]+x}" ]; then
+			echo
+			echo "### $n ($stamp)"
+			echo
+			for arch in ${arches[$n]}; do
+				[ -f "$logs/$n-$arch-bisect.out" ] || continue
+				grep -h -E '^(PASS|FAIL) ' "$logs/$n-$arch-bisect.out" "$logs/$n-$arch-boot.out" 2>/dev/null |
+					sed 's/^/    /' || true
+			done
+		elif [ -n "${oldsteps[$n]:-}" ]; then
+			echo
+			printf '%s\n' "${oldsteps[$n]}"
+		fi
 	done
-} >"$out"
+} >"$out.tmp"
+mv "$out.tmp" "$out"
 log "split: $out"
 [ $failed = 0 ]
