@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check test bench lint selftest kunit split-check repro-hv-shadow repro-mremap repro-watchdog rig-base clean
+.PHONY: all deps base tree export build tests check test bench lint selftest kunit split-check repro-hv-shadow repro-mremap repro-watchdog rig-base backport-check clean
 
 all: check
 
@@ -66,6 +66,11 @@ repro-hv-shadow repro-mremap repro-watchdog: deps
 # suites and the stress test (results/rig-base.md); not part of make check.
 rig-base: deps
 	@$(S)/rig-base.sh
+
+# The stable backports (backports/NAME/, research/backports.md): each
+# series applied with git am to its own pinned Debian base; no build.
+backport-check:
+	@$(S)/backport.sh check
 
 # out/ only, and only when out/linux holds no uncommitted, untracked or
 # unexported work (2-tree.sh --guard; FORCE=1 overrides): results/ is

@@ -26,16 +26,17 @@ log "base: fetching $BASE_PKG=$BASE_VERSION from $BASE_SUITE"
 "$apt" update ||
 	log "base: apt-get update failed; trying the index as it is, then the pool"
 debs=$("$apt" path)
-mkdir -p "$CACHE/apt" "$debs"
+err=$(dirname "$debs")/download.err
+mkdir -p "$debs"
 deb=$debs/${BASE_PKG}_${BASE_VERSION}_all.deb
 rm -f "$deb"
-if ! "$apt" download "$BASE_PKG=$BASE_VERSION" 2>"$CACHE/apt/download.err"; then
+if ! "$apt" download "$BASE_PKG=$BASE_VERSION" 2>"$err"; then
 	pool=$("$apt" mirror)
 	pool=${pool%/}/pool/main/${BASE_SRC:0:1}/$BASE_SRC/${BASE_PKG}_${BASE_VERSION//\~/%7E}_all.deb
 	log "base: $BASE_VERSION is not in $BASE_SUITE's index; trying the archive pool"
-	if ! curl -fsSL --retry 2 -o "$deb.tmp" "$pool" 2>>"$CACHE/apt/download.err"; then
+	if ! curl -fsSL --retry 2 -o "$deb.tmp" "$pool" 2>>"$err"; then
 		rm -f "$deb.tmp"
-		cat "$CACHE/apt/download.err" >&2
+		cat "$err" >&2
 		newest=$("$apt" policy "$BASE_PKG" 2>/dev/null |
 			awk '$1 == "Candidate:" { print $2 }')
 		die "$BASE_PKG $BASE_VERSION is neither in $BASE_SUITE's index nor in the archive pool ($pool).

@@ -8,6 +8,9 @@
 #                    Hyper-V flush hypercalls name: the nested boot)
 #   branch mutants   emu + mutants/       (kernels that break one flush)
 # testonly/ and mutants/ are harness-only kernel patches, never merged.
+# 2-tree.sh --base-only: the tag base alone, in a tree of its own (the
+# stable backports' trees: scripts/backport.sh, with BASE_CONF and
+# OUT of their base); no branch is touched, nothing is guarded.
 # Refuses to throw away commits that were never exported (FORCE=1 overrides).
 . "$(dirname "$0")/lib.sh"
 
@@ -47,7 +50,7 @@ $(head -n 20 <<<"$dirty")$([ "$n" -le 20 ] || echo "
 		die "$TREE has commits that differ from patches/; run 'make export' first or FORCE=1"
 	fi
 }
-guard
+[ "${1:-}" = --base-only ] || guard
 [ "${1:-}" != --guard ] || exit 0
 
 # A base made from another base.conf (its commit message names the
@@ -144,6 +147,7 @@ if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	log "tree: base $(git -C "$TREE" rev-parse --short base)"
 fi
 
+[ "${1:-}" != --base-only ] || exit 0
 cd "$TREE"
 on_top series base patches
 # No git clean: the guard above refused untracked files, and ignored ones

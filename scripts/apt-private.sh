@@ -6,7 +6,10 @@
 #          path | mirror
 . "$(dirname "$0")/lib.sh"
 
-APTDIR=$CACHE/apt
+# One state dir per pinned suite list: a backport base (another
+# BASE_CONF, scripts/backport.sh) gets its own, so its update never
+# rewrites the lists that the series' base and make check read.
+APTDIR=${APT_PRIVATE_DIR:-$CACHE/apt}
 mirror() {
 	# First Debian archive URI in the machine's apt configuration (deb822
 	# or one-line format), skipping the security archive.
