@@ -147,6 +147,15 @@ if ! git -C "$TREE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; then
 	log "tree: base $(git -C "$TREE" rev-parse --short base)"
 fi
 
+# The kernel's .gitattributes (diff=cpp for C: format-patch's hunk
+# headers name the function, not a label) is not in the base commit:
+# Debian's .gitignore ignores dot files. A tree made from the tarball has
+# it as an ignored file, one cloned from the download cache has not: the
+# same attributes for every tree, so that make export writes the same
+# patches from either.
+printf '%s\n' '*.[ch] diff=cpp' '*.dts diff=dts' '*.dts[io] diff=dts' '*.rs diff=rust' \
+	>"$(git -C "$TREE" rev-parse --git-path info/attributes)"
+
 [ "${1:-}" != --base-only ] || exit 0
 cd "$TREE"
 on_top series base patches
