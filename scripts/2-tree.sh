@@ -153,8 +153,9 @@ fi
 # it as an ignored file, one cloned from the download cache has not: the
 # same attributes for every tree, so that make export writes the same
 # patches from either.
-printf '%s\n' '*.[ch] diff=cpp' '*.dts diff=dts' '*.dts[io] diff=dts' '*.rs diff=rust' \
-	>"$(git -C "$TREE" rev-parse --git-path info/attributes)"
+info=$(git -C "$TREE" rev-parse --absolute-git-dir)/info
+mkdir -p "$info"
+printf '%s\n' '*.[ch] diff=cpp' '*.dts diff=dts' '*.dts[io] diff=dts' '*.rs diff=rust' >"$info/attributes"
 
 [ "${1:-}" != --base-only ] || exit 0
 cd "$TREE"
