@@ -4,7 +4,7 @@ S := scripts
 # One clock for every step's "[  Ns]" prefix.
 export T0 := $(shell date +%s)
 
-.PHONY: all deps base tree export build tests check test bench lint selftest kunit split-check repro-hv-shadow repro-mremap repro-watchdog rig-base backport-check clean
+.PHONY: all deps base tree export build tests check test bench lint selftest kunit split-check repro-hv-shadow repro-mremap repro-watchdog rig-base backport-check backport-test clean
 
 all: check
 
@@ -71,6 +71,12 @@ rig-base: deps
 # series applied with git am to its own pinned Debian base; no build.
 backport-check:
 	@$(S)/backport.sh check
+
+# Each fix's reproducer on the base of each backport series, without and
+# with the series (guest/views, view backport:NAME; results/backports.md):
+# six kernels of two other bases, ten boots. BACKPORT="7.2" for one.
+backport-test: deps
+	@$(S)/backport.sh test $(BACKPORT)
 
 # out/ only, and only when out/linux holds no uncommitted, untracked or
 # unexported work (2-tree.sh --guard; FORCE=1 overrides): results/ is

@@ -56,7 +56,8 @@ bdir=$kdir
 frags=("$TOP/configs/common.config" "$TOP/configs/$arch.config")
 [ -n "$variant" ] && frags+=("$TOP/configs/variant-$variant.config")
 # Every option of these must take; the series' own KUnit suites are added
-# after them: their options do not exist on base, nor part-way through
+# after them: their options do not exist on base (nor on a base of a
+# stable backport, bp-*: scripts/backport.sh), nor part-way through
 # the series (make lint's bisect builds), nor in a series of split/ that
 # lacks the suite's patch (make split-check), where they are merged
 # unchecked.
@@ -65,7 +66,7 @@ must=("${frags[@]}")
 # its own options are checked then.
 [ -n "$variant" ] && must=("$TOP/configs/variant-$variant.config")
 case $ref in
-base*) ;;
+base* | bp-*) ;;
 *) for f in "$TOP/configs/kunit.config" "$TOP/configs/kunit-$arch.config"; do
 	[ -f "$f" ] && frags+=("$f") && [ -z "${BUILD_NAME:-}" ] &&
 		[ "${ref#split-}" = "$ref" ] && must+=("$f")

@@ -19,7 +19,25 @@
 #                                 tree holding only the files the patches
 #                                 touch; prints git am's output; non-zero
 #                                 when a series does not apply
-# No NAME: every series of backports/series. Nothing here builds or boots.
+#   backport.sh test [NAME...]    make backport-test: each series' reproducers
+#                                 on its base, before and after: the rows of
+#                                 view backport:NAME (guest/views), built and
+#                                 booted as make check boots its rows; writes
+#                                 results/backports.md. Non-zero if a row's
+#                                 verdict failed.
+# No NAME: every series of backports/series. Only test builds or boots.
+#
+# make backport-test: the kernels of a row are refs of the series' tree
+# ($OUT/linux), fetched from the base's tree, so that they build, boot
+# and are judged as every other row (3-build-kernel.sh, boot-row.sh):
+#   bp-NAME-base      tag base of the base's tree: the base as Debian ships it
+#   bp-NAME           branch backport-NAME: the base with backports/NAME/
+#   bp-NAME-base-emu, bp-NAME-emu   the same with testonly/ on top (the
+#                     in-guest Hyper-V stand-in, the hold of the boot CPU),
+#                     made in the base's tree (backport-NAME-base-emu,
+#                     backport-NAME-emu) when a row boots one
+# The tests are the series' build (3-build-tests.sh x86_64 series): the
+# series' own tests exist in no base.
 . "$(dirname "$0")/lib.sh"
 
 SPEC=${BACKPORT_SPEC:-$TOP/backports/series}
@@ -39,16 +57,16 @@ fi
 if [ "$mode" = --one ]; then
 	mode=$1 check=$2 name=$3
 else
-	case $mode in tree | export | check) ;; *)
-		die "usage: $0 tree|export [--check]|check [NAME...]" ;;
+	case $mode in tree | export | check | test) ;; *)
+		die "usage: $0 tree|export [--check]|check|test [NAME...]" ;;
 	esac
 	[ $# -gt 0 ] || mapfile -t names_ < <(names)
 	[ $# -eq 0 ] || names_=("$@")
-	rc=0
-	for n in "${names_[@]}"; do
-		conf=$(conf_of "$n")
+	one() { # one MODE NAME: MODE for series NAME, in its base's process
+		local conf ver
+		conf=$(conf_of "$2")
 		if [ -z "$conf" ] || [ ! -f "$TOP/$conf" ]; then
-			die "backport: no series $n in $SPEC, or no $conf"
+			die "backport: no series $2 in $SPEC, or no $conf"
 		fi
 		ver=${conf#base-}
 		ver=${ver%.conf}
@@ -56,8 +74,49 @@ else
 		# lists of the series' base (scripts/apt-private.sh).
 		BASE_CONF=$TOP/$conf OUT=$OUT/bp-$ver \
 			APT_PRIVATE_DIR=${APT_PRIVATE_DIR_BP:-$CACHE/apt-bp-$ver} \
-			"$0" --one "$mode" "$check" "$n" || rc=1
+			"$0" --one "$1" "$check" "$2"
+	}
+	if [ "$mode" != test ]; then
+		rc=0
+		for n in "${names_[@]}"; do
+			one "$mode" "$n" || rc=1
+		done
+		exit $rc
+	fi
+	. "$TOP/scripts/boot-row.sh"
+	lock_out
+	"$TOP"/scripts/2-tree.sh
+	all=()
+	for n in "${names_[@]}"; do
+		rows=()
+		table_read rows "backport:$n"
+		[ ${#rows[@]} -gt 0 ] || die "backport: no row of view backport:$n in guest/views"
+		one tree "$n" || die "backport: no branch backport-$n"
+		refs=("+refs/tags/base:refs/heads/bp-$n-base" "+refs/heads/backport-$n:refs/heads/bp-$n")
+		if printf '%s\n' "${rows[@]}" | cut -d'|' -f3 | grep -q -- '-emu$'; then
+			one emu "$n" || die "backport: testonly/ does not apply to backport-$n or its base"
+			refs+=("+refs/heads/backport-$n-base-emu:refs/heads/bp-$n-base-emu"
+				"+refs/heads/backport-$n-emu:refs/heads/bp-$n-emu")
+		fi
+		conf=$(conf_of "$n")
+		ver=${conf#base-}
+		ver=${ver%.conf}
+		git -C "$TREE" fetch -q --no-tags "$OUT/bp-$ver/linux" "${refs[@]}"
+		all+=("${rows[@]}")
 	done
+	build_rows "${all[@]}"
+	rc=0
+	for n in "${names_[@]}"; do
+		rows=()
+		table_read rows "backport:$n"
+		LOGS=$OUT/logs/backport-$n
+		rm -rf "$LOGS"
+		mkdir -p "$LOGS"
+		printf '%s\n' "${rows[@]}" >"$LOGS/rows"
+		echo "== backport $n"
+		boot_each "${rows[@]}" | tee "$LOGS/summary" || rc=1
+	done
+	(export TOP OUT; "$TOP"/scripts/5-backports.py "${names_[@]}") || rc=1
 	exit $rc
 fi
 
@@ -118,6 +177,26 @@ export)
 	rm -f "$dir"/*.patch
 	cp "$tmp"/p/*.patch "$dir/" 2>/dev/null || true
 	log "backport: backports/$name: $(patches | wc -l) patches from $branch"
+	;;
+emu)
+	# testonly/ on base and on the backports: branches
+	# backport-NAME-base-emu and backport-NAME-emu.
+	g rev-parse -q --verify "refs/heads/$branch" >/dev/null ||
+		die "backport: no branch $branch in $TREE ('$0 tree $name' makes it)"
+	mapfile -t ts < <(find "$TOP/testonly" -maxdepth 1 -name '[0-9]*.patch' | LC_ALL=C sort)
+	cd "$TREE" || exit
+	for from in base "$branch"; do
+		to=$branch-emu
+		[ "$from" != base ] || to=$branch-base-emu
+		git checkout -q -f -B "$to" "$from"
+		# testonly/ is made on the series: a context line of its
+		# Makefile hunk is the series' KUnit object, which no base has
+		# (and no blob of the series is here for -3). One line of
+		# context at each end of a hunk, as patch(1)'s fuzz would.
+		git_am -C1 "${ts[@]}" || { git am --abort; die "backport: testonly/ does not apply to $from"; }
+	done
+	git checkout -q -f "$branch"
+	log "backport: $branch-base-emu, $branch-emu = base, $branch + testonly/ (${#ts[@]} patches)"
 	;;
 check)
 	mapfile -t ps < <(patches)

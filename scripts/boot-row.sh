@@ -40,6 +40,13 @@ table_rows() {
 	[ ! -f "$TOP/guest/views" ] || files+=("$TOP/guest/views")
 	awk -F'|' -v OFS='|' -v view="$1" -v long="$long" -v boots="${files[0]}" '
 		/^#/ || /^[ \t]*$/ { next }
+		# A "|" inside a field (a regex) splits it: the row would
+		# lose its views and never boot, so a wrong count is fatal.
+		(FILENAME == boots && NF != 8) || NF < 8 || NF > 10 {
+			print "table_rows: " FILENAME ": " $1 ": " NF " fields" > "/dev/stderr"
+			bad = 1
+			next
+		}
 		FILENAME == boots {
 			if ($1 in known) {
 				print "table_rows: tag " $1 " twice in guest/boots" > "/dev/stderr"
@@ -116,6 +123,27 @@ build_rows() {
 	done
 }
 row_log() { echo "$LOGS/${1//\//_}.log"; }
+# boot_each ROW...: boot and judge each row in turn (make rig-base, make
+# backport-test); print each verdict that is not a PASS, then per row
+# "TAG: P passed, F failed, S skipped, N s". Non-zero if a row failed
+# anything (a verdict file with no counts line is a failure).
+boot_each() {
+	local b tag logf t np nf ns rc=0 sum=
+	for b; do
+		IFS='|' read -r tag _ <<<"$b"
+		logf=$(row_log "$tag")
+		t=$(date +%s)
+		row_boot "$b" >/dev/null 2>"$logf.err" || true
+		t=$(($(date +%s) - t))
+		judge_row "$b" || true
+		grep -v -e '^PASS ' -e '^counts ' "$logf.verdict" || true
+		read -r _ np nf ns < <(grep '^counts ' "$logf.verdict" || echo "counts 0 1 0")
+		[ "$nf" = 0 ] || rc=1
+		sum+="$tag: $np passed, $nf failed, $ns skipped, $t s"$'\n'
+	done
+	printf '%s' "$sum"
+	return $rc
+}
 # row_build ARCH KERNEL: the kernel build a row boots: ARCH-REF, or
 # ARCH-REF-VARIANT for a kernel REF:VARIANT (3-build-kernel.sh ARCH REF
 # VARIANT). The kernel "nested" is the series kernel as L1, with the

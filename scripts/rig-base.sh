@@ -27,21 +27,4 @@ build_rows "${boots[@]}"
 LOGS=$OUT/logs/rig-base
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-rc=0 sum=
-for b in "${boots[@]}"; do
-	IFS='|' read -r tag _ _ _ _ _ vopts bopts <<<"$b"
-	if ! words bo "$bopts" || ! words vo "$vopts"; then
-		die "rig-base: bad options in $tag"
-	fi
-	logf=$(row_log "$tag")
-	t=$(date +%s)
-	row_boot "$b" >/dev/null 2>"$logf.err" || true
-	t=$(($(date +%s) - t))
-	judge_row "$b" || true
-	grep -v -e '^PASS ' -e '^counts ' "$logf.verdict" || true
-	read -r _ p f s < <(grep '^counts ' "$logf.verdict" || echo "counts 0 1 0")
-	[ "$f" = 0 ] || rc=1
-	sum+="$tag: $p passed, $f failed, $s skipped, $t s"$'\n'
-done
-printf '%s' "$sum"
-exit $rc
+boot_each "${boots[@]}"

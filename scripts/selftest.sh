@@ -1216,6 +1216,63 @@ if [ "$rc" = 1 ] && grep -qx 'v/held/x86_64-base: passed 0 of 1, hung 0 (base-em
 else
 	bad "make repro-watchdog: rc=$rc [$(tr '\n' ';' <"$tmp/wd.out")] $(tail -n 3 "$tmp/wd.err" | tr '\n' ';') [$bad_ref]"
 fi
+# 8i3. make backport-test's boots and results/backports.md: the rows of
+#     view backport:A booted in turn through boot_each (boot-row.sh;
+#     4-boot.sh the stand-in that writes a clean boot's log): the base
+#     row, whose test must fail with its evidence, passed, so it fails
+#     and the run with it; 5-backports.py writes A's rows with their
+#     verdicts and each test's last line, keeps series B's section of
+#     the file as it was, and exits non-zero. A "|" inside a field's
+#     quotes (a regex) breaks the table, not only that row.
+bpt=$tmp/bpt
+mkdir -p "$bpt/backports" "$bpt/results" "$tmp/rpout/logs/backport-A"
+printf '%s\n' '# name|conf|what' 'A|base-a.conf|Base A: fix one' 'B|base-b.conf|Base B: fix two' \
+	>"$bpt/backports/series"
+printf 'BASE_PKG=linux-source-a\nBASE_VERSION=1.2-3\n' >"$bpt/base-a.conf"
+printf '# make backport-test\n\nold text\n\n## B\n\nB as it was.\n' >"$bpt/results/backports.md"
+printf '%s\n' \
+	"b/base|x86_64|bp-A-base||series:mm.tlb_coherency||--expect-fail mm.tlb_coherency --evidence 'stale=[1-9]'|--nodes 1|1|backport:A" \
+	'b/backport|x86_64|bp-A||series:mm.tlb_coherency|||--nodes 1|1|backport:A' >"$rp/guest/views"
+# shellcheck disable=SC2016 # the stand-in's own $3
+printf '#!/bin/sh\ncp %s "$3"\n' "$td/results/clean.log" >"$rp/scripts/4-boot.sh"
+r=$( (
+	# shellcheck disable=SC2030 # for this subshell only
+	TOP=$rp OUT=$tmp/rpout LOGS=$tmp/rpout/logs/backport-A
+	export OUT
+	# shellcheck source=boot-row.sh
+	. "$rp/scripts/boot-row.sh"
+	rows=()
+	table_read rows backport:A
+	printf '%s\n' "${rows[@]}" >"$LOGS/rows"
+	st=0
+	boot_each "${rows[@]}" || st=$?
+	echo "boot_each $st"
+	st=0
+	TOP=$bpt OUT=$tmp/rpout python3 "$rp/scripts/5-backports.py" A || st=$?
+	echo "md $st"
+) 2>&1)
+md=$(cat "$bpt/results/backports.md")
+# A "|" inside a quoted regex splits the row: the table is broken.
+printf '%s\n' "b/x|x86_64|bp-A||t|a|--evidence '(a|b)'|--nodes 1|1|backport:A" >"$rp/guest/views"
+# shellcheck disable=SC2016 # for the inner shell
+split_re=$(cd "$rp" && { TOP=$rp bash -c '. scripts/lib.sh; . scripts/boot-row.sh; table_rows backport:A' 2>&1 || echo "status $?"; })
+# shellcheck disable=SC2016 # backquotes of markdown
+if grep -qx 'b/base: 5 passed, 1 failed, 1 skipped, [0-9]* s' <<<"$r" &&
+	grep -qx 'b/backport: 6 passed, 0 failed, 1 skipped, [0-9]* s' <<<"$r" &&
+	grep -q '^FAIL b/base mm.tlb_coherency -- expected to fail on this kernel but passed' <<<"$r" &&
+	grep -qx 'boot_each 1' <<<"$r" && grep -qx 'md 1' <<<"$r" &&
+	grep -q '^| b/base | bp-A-base | fail, with the bug.s evidence | 5 passed, 1 failed, 1 skipped | `mm.tlb_coherency`: ok 2 munmap: 0 stale reads' <<<"$md" &&
+	grep -q '^| b/backport | bp-A | pass | 6 passed, 0 failed, 1 skipped |' <<<"$md" &&
+	grep -q '`linux-source-a` 1.2-3 (`base-a.conf`)' <<<"$md" &&
+	[ "$(sed -n '/^## B$/,$p' <<<"$md")" = "## B
+
+B as it was." ] &&
+	[ "$split_re" = "table_rows: $rp/guest/views: b/x: 11 fields
+status 1" ]; then
+	ok "make backport-test: each row booted and judged as make check judges its rows, a base row that passes fails the run; results/backports.md keeps series not run"
+else
+	bad "make backport-test: [$(tr '\n' ';' <<<"$r")] [$(tr '\n' ';' <<<"$md" | cut -c1-600)] [$split_re]"
+fi
 # 8j. make bench: a section's rows (guest/views) booted through
 #     boot_row, in the same stand-in harness, BENCH_REUSE_LOGS=1 (no
 #     build) and STRESS_ROUNDS=2, 4-boot.sh a stand-in that writes a log
