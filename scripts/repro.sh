@@ -27,15 +27,28 @@
 . "$TOP/scripts/boot-row.sh"
 lock_out
 
+# watchdog_ok GROUP KERNEL P N H: a row's verdict from its rounds (P
+# passed and H hung of N). held: base (a kernel base*) must hang in every
+# round, the series in none; plain: the series must not hang, base's
+# rate is only printed.
+watchdog_ok() {
+	case $1:$2 in
+	held:base*) [ "$3" = "$4" ] && [ "$5" = "$4" ] ;;
+	plain:base*) true ;;
+	*) [ "$3" = "$4" ] && [ "$5" = 0 ] ;;
+	esac
+}
 # watchdog_boots GROUP: the rows of view repro:watchdog:GROUP, each its
 # rounds (WATCHDOG_HELD for held; WATCHDOG_BOOTS, WATCHDOG_BASE_BOOTS for
 # plain), booted by boot-row.sh boot_row, the rows in turn while each has
 # rounds left, two at a time. Prints per row "TAG: passed P of N, hung H
 # (KERNEL)" (H: rounds whose console went silent, from 5-results.py's console
 # verdict); each failed round's first FAIL line goes to stderr, and so
-# does the evidence of each round that passed with some. Not to be
-# called in a command substitution: a row it cannot use must stop the
-# repro (die), not just a subshell.
+# does the evidence of each round that passed with some. Sets wd_rc to
+# 1 if a row fails watchdog_ok, and counts the rows of base kernels and
+# of others in wd_nbase and wd_nseries. Not to be called in a subshell:
+# a row it cannot use must stop the repro (die), and the counts must
+# reach the caller.
 watchdog_boots() {
 	local group=$1 b n row tag kernel i j r rc vf more=1 pids
 	local -A want cnt rowof pass hung kof
@@ -96,6 +109,11 @@ watchdog_boots() {
 	done
 	for tag in "${tags[@]}"; do
 		echo "$tag: passed ${pass[$tag]} of ${want[$tag]}, hung ${hung[$tag]} (${kof[$tag]})"
+		watchdog_ok "$group" "${kof[$tag]}" "${pass[$tag]}" "${want[$tag]}" "${hung[$tag]}" || wd_rc=1
+		case ${kof[$tag]} in
+		base*) wd_nbase=$((wd_nbase + 1)) ;;
+		*) wd_nseries=$((wd_nseries + 1)) ;;
+		esac
 	done
 }
 if [ "${1:-}" = watchdog ]; then
@@ -107,39 +125,19 @@ if [ "${1:-}" = watchdog ]; then
 	LOGS=$OUT/logs/repro-watchdog
 	rm -rf "$LOGS"
 	mkdir -p "$LOGS"
-	sum=$LOGS/summary
-	rc=0
+	wd_rc=0 wd_nbase=0 wd_nseries=0
 	echo "held, the rows in turn:"
-	watchdog_boots held >"$sum"
-	cat "$sum"
-	# Base (a kernel base*) must hang in every held round, the series in
-	# none; each must have a row.
-	nb=0 ns=0
-	while read -r _ _ p _ n _ h k; do
-		n=${n%,} k=${k//[()]/}
-		case $k in
-		base*) nb=$((nb + 1)); [ "$p" = "$n" ] && [ "$h" = "$n" ] || rc=1 ;;
-		*) ns=$((ns + 1)); [ "$p" = "$n" ] && [ "$h" = 0 ] || rc=1 ;;
-		esac
-	done <"$sum"
-	if [ "$nb" = 0 ] || [ "$ns" = 0 ]; then
+	watchdog_boots held
+	if [ "$wd_nbase" = 0 ] || [ "$wd_nseries" = 0 ]; then
 		die "repro watchdog: the held rows need a base and a series kernel"
 	fi
 	if [ "${WATCHDOG_BOOTS:-1}" -lt 1 ]; then
 		echo "as they are: not run (WATCHDOG_BOOTS=$WATCHDOG_BOOTS)"
-		exit $rc
+		exit $wd_rc
 	fi
 	echo "as they are, the rows in turn while each has rounds left:"
-	watchdog_boots plain >"$sum"
-	cat "$sum"
-	while read -r _ _ p _ n _ h k; do
-		n=${n%,} k=${k//[()]/}
-		case $k in
-		base*) ;;
-		*) [ "$p" = "$n" ] && [ "$h" = 0 ] || rc=1 ;;
-		esac
-	done <"$sum"
-	exit $rc
+	watchdog_boots plain
+	exit $wd_rc
 fi
 
 case ${1:-} in
