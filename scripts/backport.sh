@@ -131,12 +131,7 @@ fmt() { # fmt OUTDIR: the series as format-patch mails in OUTDIR
 	# [PATCH 6.12.y], the stable branch the series is for.
 	prefix="PATCH $(g show base:Makefile | awk '$1 == "VERSION" { v = $3 }
 		$1 == "PATCHLEVEL" { p = $3 } END { print v "." p ".y" }')"
-	rm -rf "$1"
-	mkdir -p "$1"
-	[ "$(g rev-list --count "base..$branch")" -gt 0 ] || return 0
-	GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
-		g format-patch -q --no-signature --zero-commit --abbrev=12 \
-		--subject-prefix="$prefix" -o "$1" "base..$branch" >/dev/null
+	format_mails "$TREE" "base..$branch" "$1" --subject-prefix="$prefix"
 }
 same() { # same DIR: DIR holds the patch files of backports/NAME, no more
 	diff -r -q "$1" "$dir" >/dev/null 2>&1

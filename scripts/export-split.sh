@@ -58,15 +58,11 @@ while IFS='|' read -r name pre nums _; do
 	# The cover letter's subject and text: format-patch takes them from
 	# the branch description.
 	g config "branch.split-$name.description" "$(cat "$cover")"
-	fmt() { # fmt DIR [format-patch args]: as export.sh's fmt, for this series
+	fmt() { # fmt DIR [format-patch args]: this series, with its cover letter
 		local dir=$1
 		shift
-		mkdir -p "$dir"
-		GIT_COMMITTER_DATE=$(g log -1 --format=%aI "split-$name") \
-		GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
-			g format-patch -q --no-signature --zero-commit --abbrev=12 -o "$dir" \
-			--cover-letter --base=base --cover-from-description=subject \
-			--subject-prefix="PATCH v$REROLL" "$@" "$onto..split-$name" >/dev/null
+		format_mails "$TREE" "$onto..split-$name" "$dir" --cover-letter --base=base \
+			--cover-from-description=subject --subject-prefix="PATCH v$REROLL" "$@"
 	}
 	fmt "$tmp/plain/$name"
 	# To: the people, Cc: the lists that get_maintainer.pl names for

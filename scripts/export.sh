@@ -8,19 +8,7 @@
 check=0
 [ "${1:-}" = --check ] && check=1
 
-fmt() { # fmt RANGE OUTDIR [extra format-patch args]
-	local range=$1 dir=$2
-	shift 2
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	[ "$(git -C "$TREE" rev-list --count "$range")" -gt 0 ] || return 0
-	# The cover letter's Date: and From: are the committer's; pin them to
-	# the tip's author date (which git am keeps) and the series' author.
-	GIT_COMMITTER_DATE=$(git -C "$TREE" log -1 --format=%aI "${range#*..}") \
-	GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
-		git -C "$TREE" format-patch -q --no-signature --zero-commit \
-		--abbrev=12 -o "$dir" "$@" "$range" >/dev/null
-}
+fmt() { format_mails "$TREE" "$@"; } # fmt RANGE OUTDIR [format-patch args]
 
 # The test-only branches sit on the series (emu on series, mutants on
 # emu). Once the series is rewritten (rebase -i, a reworded message) they

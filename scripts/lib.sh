@@ -44,6 +44,23 @@ git_fixed() { # for the base commit
 	GIT_COMMITTER_NAME="tlb-series harness" GIT_COMMITTER_EMAIL="harness@invalid" \
 	GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE "$@"
 }
+# format_mails TREE RANGE DIR [format-patch args]: RANGE of TREE as
+# format-patch mails in DIR (emptied first), as every export writes them
+# (patches/, split/, backports/): no signature, a zero From line, 12-digit
+# hashes, and a cover letter's Date: and From: pinned to the tip's author
+# date and the series' identity, so that the same commits give the same
+# files.
+format_mails() {
+	local tree=$1 range=$2 dir=$3
+	shift 3
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	[ "$(git -C "$tree" rev-list --count "$range")" -gt 0 ] || return 0
+	GIT_COMMITTER_DATE=$(git -C "$tree" log -1 --format=%aI "${range#*..}") \
+	GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
+		git -C "$tree" format-patch -q --no-signature --zero-commit \
+		--abbrev=12 -o "$dir" "$@" "$range" >/dev/null
+}
 git_am() { # git am with the committer pinned (date = author date)
 	GIT_COMMITTER_NAME=$SERIES_NAME GIT_COMMITTER_EMAIL=$SERIES_EMAIL \
 		git am -q -3 --committer-date-is-author-date "$@"
