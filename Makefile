@@ -74,7 +74,7 @@ backport-check:
 
 # Each fix's reproducer on the base of each backport series, without and
 # with the series (guest/views, view backport:NAME; results/backports.md):
-# six kernels of two other bases, ten boots. BACKPORT="7.2" for one.
+# four kernels of two other bases, eight boots. BACKPORT="7.2" for one.
 backport-test: deps
 	@$(S)/backport.sh test $(BACKPORT)
 

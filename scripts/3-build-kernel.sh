@@ -80,7 +80,12 @@ esac
 # that options the series adds are taken once they exist.
 # Only the option lines count: a fragment of comments (configs/mutants.config
 # today) leaves a dir seeded from the series build configured as it is.
-want=$({ grep -h -E '^(CONFIG_|# CONFIG_)' "${frags[@]}"; [ -z "${BUILD_NAME:-}" ] ||
+# A base of a stable backport (bp-*) shares base's fragments but not its
+# Kconfig files: its dir, seeded from another base's, is configured anew.
+kconfig=0
+[ -z "${BUILD_NAME:-}" ] || kconfig=1
+case $ref in bp-*) kconfig=1 ;; esac
+want=$({ grep -h -E '^(CONFIG_|# CONFIG_)' "${frags[@]}"; [ $kconfig = 0 ] ||
 	git -C "$TREE" log -1 --format=%H "$ref" -- '*Kconfig*'; } | sha256sum | cut -c1-16)
 # KEEP_CONFIG=1 keeps whatever .config the dir has (make lint compiles
 # single objects at older steps in a variant dir configured at the tip).

@@ -352,6 +352,11 @@ def verdict(res, args, v):
     known = read_known(args.known)
     must_fail = list(dict.fromkeys(filter(None, (args.expect_fail or '').split(','))))
     must_pass = list(dict.fromkeys(filter(None, (args.expect_pass or '').split(','))))
+    # --expect-pass: on a matrix row (--row), a rig row's check on stock
+    # TCG, which must pass with its mutant on; on a boot's own tests
+    # (make backport-test), a test that must pass and not skip itself.
+    on = ' with its mutant on' if args.row else ''
+    rigrow = ' (stock TCG): not a row only the rig can catch' if args.row else ''
     cause = end_cause(res)
     if args.qemu == 'rig' and not res.get('rig'):
         v.item('FAIL', 'qemu', 'must have run on the tagged-TLB rig, but the '
@@ -389,10 +394,9 @@ def verdict(res, args, v):
             # A rig row's case on stock TCG: it must pass, mutant on.
             seen.add(name)
             if t['status'] == 'PASS':
-                why = 'passed with its mutant on'
+                why = f'passed{on}'
             else:
-                st, why = 'FAIL', (f'{t["status"]} with its mutant on, where '
-                                   'it must pass (stock TCG): not a row only the rig can catch')
+                st, why = 'FAIL', (f'{t["status"]}{on}, where it must pass' + rigrow)
         elif name in must_fail:
             # A named KUnit case that must fail on a mutant kernel: its
             # own failed expectation is the evidence.  A crash would cut
@@ -452,16 +456,16 @@ def verdict(res, args, v):
                         outl[-1] if outl else '')
             m = re.search(args.evidence, '\n'.join(outl), re.M) if args.evidence else None
             if t['status'] == 'PASS':
-                v.item('PASS', name, 'passed with its mutant on' +
+                v.item('PASS', name, f'passed{on}' +
                        (f': "{last[:200]}"' if last else ''))
                 # Every line with the evidence's literal start (each
                 # mode's "stale=0"), for results/evidence.md.
                 v.evidence(name, [o.strip() for o in outl if lit and lit in o])
             elif t['status'] == 'SKIP':
-                v.item('FAIL', name, 'skipped itself with its mutant on, where it must pass')
+                v.item('FAIL', name, f'skipped itself{on}, where it must pass')
             else:
-                v.item('FAIL', name, f'failed ({t["status"]}) with its mutant on, where '
-                       'it must pass (stock TCG): not a row only the rig can catch' +
+                v.item('FAIL', name, f'failed ({t["status"]}){on}, where '
+                       'it must pass' + rigrow +
                        (f': "{m.group(0)[:80]}"' if m else ''))
         elif why and t['status'] == 'PASS':
             # A stale entry would hide this test's next real failure, and
@@ -483,7 +487,7 @@ def verdict(res, args, v):
                    (f'the run was cut off by {cause}' if not res['finished']
                     else 'not requested') + '); it must ' +
                    ('fail on this kernel' if name in must_fail else
-                    'pass with its mutant on'))
+                    f'pass{on}'))
 
     for rx in args.expect_message or []:
         # Evidence that the boot went where it was meant to (e.g. through
@@ -554,8 +558,9 @@ def main():
     ap.add_argument('--known')
     ap.add_argument('--expect-fail')
     ap.add_argument('--expect-pass',
-                    help='comma-separated test ids that must pass with a '
-                    'mutant on (a rig row of the matrix on stock TCG)')
+                    help='comma-separated test ids that must pass, not skip '
+                    '(with --row: with its mutant on, a rig row of the matrix '
+                    'on stock TCG)')
     ap.add_argument('--qemu', choices=('rig', 'tcg'),
                     help='the QEMU the boot must have run on')
     ap.add_argument('--no-skip',

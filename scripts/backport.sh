@@ -62,17 +62,21 @@ else
 	esac
 	[ $# -gt 0 ] || mapfile -t names_ < <(names)
 	[ $# -eq 0 ] || names_=("$@")
-	one() { # one MODE NAME: MODE for series NAME, in its base's process
-		local conf ver
-		conf=$(conf_of "$2")
+	ver_of() { # ver_of NAME: VER of series NAME's base-VER.conf
+		local conf
+		conf=$(conf_of "$1")
 		if [ -z "$conf" ] || [ ! -f "$TOP/$conf" ]; then
-			die "backport: no series $2 in $SPEC, or no $conf"
+			die "backport: no series $1 in $SPEC, or no $conf"
 		fi
-		ver=${conf#base-}
-		ver=${ver%.conf}
+		conf=${conf#base-}
+		echo "${conf%.conf}"
+	}
+	one() { # one MODE NAME: MODE for series NAME, in its base's process
+		local ver
+		ver=$(ver_of "$2")
 		# The base's own apt state: its update must not rewrite the
 		# lists of the series' base (scripts/apt-private.sh).
-		BASE_CONF=$TOP/$conf OUT=$OUT/bp-$ver \
+		BASE_CONF=$TOP/base-$ver.conf OUT=$OUT/bp-$ver \
 			APT_PRIVATE_DIR=${APT_PRIVATE_DIR_BP:-$CACHE/apt-bp-$ver} \
 			"$0" --one "$1" "$check" "$2"
 	}
@@ -88,9 +92,14 @@ else
 	"$TOP"/scripts/2-tree.sh
 	all=()
 	for n in "${names_[@]}"; do
+		ver=$(ver_of "$n")
 		rows=()
 		table_read rows "backport:$n"
 		[ ${#rows[@]} -gt 0 ] || die "backport: no row of view backport:$n in guest/views"
+		LOGS=$OUT/logs/backport-$n
+		rm -rf "$LOGS"
+		mkdir -p "$LOGS"
+		printf '%s\n' "${rows[@]}" >"$LOGS/rows"
 		one tree "$n" || die "backport: no branch backport-$n"
 		refs=("+refs/tags/base:refs/heads/bp-$n-base" "+refs/heads/backport-$n:refs/heads/bp-$n")
 		if printf '%s\n' "${rows[@]}" | cut -d'|' -f3 | grep -q -- '-emu$'; then
@@ -98,21 +107,14 @@ else
 			refs+=("+refs/heads/backport-$n-base-emu:refs/heads/bp-$n-base-emu"
 				"+refs/heads/backport-$n-emu:refs/heads/bp-$n-emu")
 		fi
-		conf=$(conf_of "$n")
-		ver=${conf#base-}
-		ver=${ver%.conf}
 		git -C "$TREE" fetch -q --no-tags "$OUT/bp-$ver/linux" "${refs[@]}"
 		all+=("${rows[@]}")
 	done
 	build_rows "${all[@]}"
 	rc=0
 	for n in "${names_[@]}"; do
-		rows=()
-		table_read rows "backport:$n"
 		LOGS=$OUT/logs/backport-$n
-		rm -rf "$LOGS"
-		mkdir -p "$LOGS"
-		printf '%s\n' "${rows[@]}" >"$LOGS/rows"
+		mapfile -t rows <"$LOGS/rows"
 		echo "== backport $n"
 		boot_each "${rows[@]}" | tee "$LOGS/summary" || rc=1
 	done

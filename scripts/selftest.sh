@@ -996,7 +996,7 @@ h=$tmp/h
 mkdir -p "$h/guest" "$h/mutants" "$h/results"
 cp -a "$TOP/scripts" "$TOP/base.conf" "$h/"
 cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$h/guest/"
-echo 'x86_64/series|x86_64|series||||' >"$h/guest/boots"
+echo 'x86_64/series|x86_64|series|||||' >"$h/guest/boots"
 : >"$h/mutants/matrix"
 : >"$h/mutants/decisions"
 for st in 2-tree.sh 3-build-kernel.sh 3-build-tests.sh 3-build-nested.sh herd.sh sparse.sh; do
@@ -1051,7 +1051,7 @@ fi
 #     one (the fake boots end before any test: both fail as unfinished),
 #     and make check ends with its summary after all of them.
 rm -rf "$tmp/hout/logs"
-printf '%s\n' 'x86_64/rig/series|x86_64|series|||||--rig' 'x86_64/series|x86_64|series||||' >"$h/guest/boots"
+printf '%s\n' 'x86_64/rig/series|x86_64|series|||||--rig' 'x86_64/series|x86_64|series|||||' >"$h/guest/boots"
 rc=0
 env OUT="$tmp/hout" RESULTS="$h/results" QEMU_CMD="$td/fake-qemu.py" FAKE_QEMU_MODE=chatty \
 	FAKE_QEMU_LINES=1 "$h/scripts/check.sh" >"$tmp/check2.out" 2>&1 || rc=$?
@@ -1077,7 +1077,7 @@ fi
 #     the rig (the rig built at once) goes before a stock boot listed
 #     first whose kernel (a stand-in build of 8 s) is not built yet.
 rm -rf "$tmp/hout/logs"
-printf '%s\n' 'x86_64/m|x86_64|mutants||||' 'x86_64/r|x86_64|series|||||--rig' >"$h/guest/boots"
+printf '%s\n' 'x86_64/m|x86_64|mutants|||||' 'x86_64/r|x86_64|series|||||--rig' >"$h/guest/boots"
 : >"$h/mutants/x.patch"
 # shellcheck disable=SC2016 # the stand-in's own $2
 printf '#!/bin/sh\n[ "$2" != mutants ] || sleep 8\n' >"$h/scripts/3-build-kernel.sh"
