@@ -15,7 +15,9 @@
 #                     for each of its arches (lint.sh's bisect build),
 #                     then build its tip, boot it and run its KUnit suites
 #                     and tests (split-covers/series). Writes
-#                     results/split.md, naming the series not run.
+#                     results/split.md after each series (from its logs,
+#                     so a run cut short keeps what it finished), naming
+#                     the series not run.
 #                     SPLIT_ARCHES="x86_64" (or arm64) leaves the other
 #                     arch out.
 # SPLIT_DIR replaces split/ (self-tests).
@@ -112,26 +114,100 @@ log "split: export-split.sh --check (split/ as the tree makes it; the branches s
 "$TOP"/scripts/export-split.sh --check || die "split/ differs from the tree: make export"
 logs=$OUT/logs/split
 mkdir -p "$logs"
-declare -A res=()
+out=$RESULTS/split.md
 nlines() { grep -c "$1" "$2" || true; }
+# A series not run this time keeps its row and its steps from the last
+# run that ran it (make split-check SPLIT=NAME runs one).
+declare -A oldrow=() oldsteps=()
+if [ -f "$out" ]; then
+	for n in "${names[@]}"; do
+		oldrow[$n]=$(grep "^| $n | .* | [0-9-]*T[0-9:]*Z, harness [0-9a-f]*+* |$" "$out" || true)
+		oldsteps[$n]=$(awk -v h="### $n" '$0 ~ /^### / { on = index($0, h " ") == 1 } on' "$out")
+	done
+fi
+# series_res NAME: what NAME's logs in $logs say, per arch (its run's
+# stamp is $logs/NAME.run): the file is written from the logs after each
+# series, so that a run cut short keeps the series it finished.
+series_res() {
+	local n=$1 arch b r=""
+	for arch in ${arches[$n]}; do
+		b=$logs/$n-$arch
+		if [ -f "$b.skipped" ]; then
+			r+="$arch: $(cat "$b.skipped"). "
+			continue
+		fi
+		[ -f "$b-bisect.out" ] || { r+="$arch: not run. "; continue; }
+		r+="$arch build at each patch: $(nlines '^PASS' "$b-bisect.out") passed, $(nlines '^FAIL' "$b-bisect.out") failed. "
+		if [ -f "$b.noboot" ]; then
+			r+="$arch boot: not run (--no-boot). "
+		elif grep -q '^counts ' "$b-boot.out" 2>/dev/null; then
+			r+="$arch boot: $(awk '$1 == "counts" { print $2 " passed, " $3 " failed, " $4 " skipped" }' "$b-boot.out"). "
+		else
+			r+="$arch boot: build or boot failed. "
+		fi
+	done
+	echo "$r"
+}
+write_md() {
+	{
+		echo "# make split-check"
+		echo
+		echo "The series of split/ (split-covers/series), each built at every patch"
+		echo "(lint.sh's bisect build, vmlinux) on top of base or its prerequisite, then"
+		echo "booted with its own tests (only those binaries built: TEST_IDS). A patch"
+		echo "that touches only tools/, Documentation/ or MAINTAINERS is no build step"
+		echo "there (as in make lint); its selftests are built for the boot. Each row"
+		echo "names the run that ran it (a harness commit with + had uncommitted"
+		echo "changes); logs: out/logs/split/."
+		echo
+		echo "| series | prerequisite | patches (of patches/) | result | run |"
+		echo "|---|---|---|---|---|"
+		for n in "${names[@]}"; do
+			if [ -f "$logs/$n.run" ]; then
+				echo "| $n | ${pre[$n]} | ${nums[$n]} | $(series_res "$n")| $(cat "$logs/$n.run") |"
+			elif [ -n "${oldrow[$n]:-}" ]; then
+				echo "${oldrow[$n]}"
+			else
+				echo "| $n | ${pre[$n]} | ${nums[$n]} | not run | - |"
+			fi
+		done
+		echo
+		echo "Each step, as lint.sh and 5-results.py printed it:"
+		for n in "${names[@]}"; do
+			if [ -f "$logs/$n.run" ]; then
+				echo
+				echo "### $n ($(cat "$logs/$n.run"))"
+				echo
+				for arch in ${arches[$n]}; do
+					[ -f "$logs/$n-$arch-bisect.out" ] || continue
+					grep -h -E '^(PASS|FAIL) ' "$logs/$n-$arch-bisect.out" "$logs/$n-$arch-boot.out" 2>/dev/null |
+						sed 's/^/    /' || true
+				done
+			elif [ -n "${oldsteps[$n]:-}" ]; then
+				echo
+				printf '%s\n' "${oldsteps[$n]}"
+			fi
+		done
+	} >"$out.tmp"
+	mv "$out.tmp" "$out"
+}
+stamp="$(date -u +%Y-%m-%dT%H:%MZ), harness $(git -C "$TOP" rev-parse --short=12 HEAD)$(git -C "$TOP" diff --quiet HEAD -- scripts split-covers split || echo '+')"
 failed=0
 for n in "${run[@]}"; do
 	[ -n "${nums[$n]:-}" ] || die "no series $n in $SPEC"
 	onto=base
 	[ "${pre[$n]}" = - ] || onto=split-${pre[$n]}
-	res[$n]=
-	rm -f "$logs/$n"-*
+	rm -f "$logs/$n"-* "$logs/$n.run"
 	for arch in ${arches[$n]}; do
 		case " ${SPLIT_ARCHES:-$arch} " in
 		*" $arch "*) ;;
-		*) res[$n]+="$arch: not run (SPLIT_ARCHES). "; continue ;;
+		*) echo "not run (SPLIT_ARCHES)" >"$logs/$n-$arch.skipped"; continue ;;
 		esac
 		log "split: $n: $arch build at each patch"
 		LINT_ARCHES=$arch nice -n 19 "$TOP"/scripts/lint.sh --only bisect --range "$onto..split-$n" |
 			sed "s/^\(PASS\|FAIL\) lint bisect /\1 split $n build /" | tee "$logs/$n-$arch-bisect.out"
-		res[$n]+="$arch build at each patch: $(nlines '^PASS' "$logs/$n-$arch-bisect.out") passed, $(nlines '^FAIL' "$logs/$n-$arch-bisect.out") failed. "
 		grep -q '^PASS' "$logs/$n-$arch-bisect.out" && ! grep -q '^FAIL' "$logs/$n-$arch-bisect.out" || failed=1
-		[ $boot = 1 ] || { res[$n]+="$arch boot: not run (--no-boot). "; continue; }
+		[ $boot = 1 ] || { : >"$logs/$n-$arch.noboot"; continue; }
 		log "split: $n: $arch boot"
 		opts=()
 		[ "${kunit[$n]}" = - ] || opts+=(--kunit "${kunit[$n]}")
@@ -145,65 +221,14 @@ for n in "${run[@]}"; do
 				--known "$TOP/guest/known-failures.txt" |
 				sed "s/^\(PASS\|FAIL\|SKIP\) /\1 split $n $arch /" | tee "$logs/$n-$arch-boot.out"
 			grep -q '^counts [0-9]* 0 ' "$logs/$n-$arch-boot.out" || failed=1
-			res[$n]+="$arch boot: $(awk '$1 == "counts" { print $2 " passed, " $3 " failed, " $4 " skipped" }' "$logs/$n-$arch-boot.out"). "
 		else
 			echo "FAIL split $n $arch boot -- build or boot failed"
 			failed=1
-			res[$n]+="$arch boot: build or boot failed. "
 		fi
 	done
+	echo "$stamp" >"$logs/$n.run"
+	write_md
 done
-out=$RESULTS/split.md
-# A series not run this time keeps its row and its steps from the last
-# run that ran it (make split-check SPLIT=NAME runs one).
-declare -A oldrow=() oldsteps=()
-if [ -f "$out" ]; then
-	for n in "${names[@]}"; do
-		oldrow[$n]=$(grep "^| $n | .* | [0-9-]*T[0-9:]*Z, harness [0-9a-f]* |$" "$out" || true)
-		oldsteps[$n]=$(awk -v h="### $n" '$0 ~ /^### / { on = index($0, h " ") == 1 } on' "$out")
-	done
-fi
-stamp="$(date -u +%Y-%m-%dT%H:%MZ), harness $(git -C "$TOP" rev-parse --short=12 HEAD)$(git -C "$TOP" diff --quiet HEAD -- scripts split-covers split || echo '+')"
-{
-	echo "# make split-check"
-	echo
-	echo "The series of split/ (split-covers/series), each built at every patch"
-	echo "(lint.sh's bisect build, vmlinux) on top of base or its prerequisite, then"
-	echo "booted with its own tests (only those binaries built: TEST_IDS). A patch"
-	echo "that touches only tools/, Documentation/ or MAINTAINERS is no build step"
-	echo "there (as in make lint); its selftests are built for the boot. Each row"
-	echo "names the run that ran it (a harness commit with + had uncommitted"
-	echo "changes); logs: out/logs/split/."
-	echo
-	echo "| series | prerequisite | patches (of patches/) | result | run |"
-	echo "|---|---|---|---|---|"
-	for n in "${names[@]}"; do
-		if [ -n "${res[$n]+x}" ]; then
-			echo "| $n | ${pre[$n]} | ${nums[$n]} | ${res[$n]} | $stamp |"
-		elif [ -n "${oldrow[$n]:-}" ]; then
-			echo "${oldrow[$n]}"
-		else
-			echo "| $n | ${pre[$n]} | ${nums[$n]} | not run | - |"
-		fi
-	done
-	echo
-	echo "Each step, as lint.sh and 5-results.py printed it:"
-	for n in "${names[@]}"; do
-		if [ -n "${res[$n]+x}" ]; then
-			echo
-			echo "### $n ($stamp)"
-			echo
-			for arch in ${arches[$n]}; do
-				[ -f "$logs/$n-$arch-bisect.out" ] || continue
-				grep -h -E '^(PASS|FAIL) ' "$logs/$n-$arch-bisect.out" "$logs/$n-$arch-boot.out" 2>/dev/null |
-					sed 's/^/    /' || true
-			done
-		elif [ -n "${oldsteps[$n]:-}" ]; then
-			echo
-			printf '%s\n' "${oldsteps[$n]}"
-		fi
-	done
-} >"$out.tmp"
-mv "$out.tmp" "$out"
+write_md
 log "split: $out"
 [ $failed = 0 ]
