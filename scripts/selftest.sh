@@ -141,6 +141,37 @@ if [ -d "$TREE/.git" ] && [ -d "$TOP/split" ]; then
 		bad "split check fails a series that does not apply: $(tr '\n' ';' <<<"$r")"
 	fi
 fi
+# 4b. results/split.md comes from each series' logs (split-check.sh
+#     --report, which make split-check runs after each series): a series
+#     with a run stamp gets its row from its logs (an arch left out, a
+#     build step that failed and no boot), one without keeps its row of
+#     the file as it was, one in neither is "not run".
+sc=$tmp/sc
+mkdir -p "$sc/logs/split" "$sc/res"
+printf '%s\n' '# name|pre|nums|arches|kunit|tests|append' 'A|-|1 2|x86_64 arm64|-|-|' \
+	'B|A|3|x86_64|-|-|' 'C|-|4|x86_64|-|-|' 'D|-|5|x86_64|-|-|' >"$sc/spec"
+echo "2026-01-01T00:00Z, harness 0123456789ab" >"$sc/logs/split/A.run"
+printf 'PASS split A build x86_64 [1] a\nPASS split A build x86_64 [2] b\n' >"$sc/logs/split/A-x86_64-bisect.out"
+printf 'PASS split A x86_64 t\ncounts 3 0 1\n' >"$sc/logs/split/A-x86_64-boot.out"
+echo "not run (SPLIT_ARCHES)" >"$sc/logs/split/A-arm64.skipped"
+echo "2026-01-01T00:00Z, harness 0123456789ab+" >"$sc/logs/split/B.run"
+printf 'FAIL split B build x86_64 [1] c\n' >"$sc/logs/split/B-x86_64-bisect.out"
+printf '%s\n' '| series | prerequisite | patches (of patches/) | result | run |' \
+	'| C | - | 4 | x86_64 boot: 1 passed. | 2025-12-31T00:00Z, harness 0123456789ab |' '' \
+	'### C (2025-12-31T00:00Z, harness 0123456789ab)' '' '    PASS old step' >"$sc/res/split.md"
+rc=0
+OUT=$sc RESULTS=$sc/res SPLIT_SPEC=$sc/spec "$TOP"/scripts/split-check.sh --report >/dev/null 2>&1 || rc=$?
+md=$(cat "$sc/res/split.md")
+if [ "$rc" = 0 ] &&
+	grep -qxF '| A | - | 1 2 | x86_64 build at each patch: 2 passed, 0 failed. x86_64 boot: 3 passed, 0 failed, 1 skipped. arm64: not run (SPLIT_ARCHES). | 2026-01-01T00:00Z, harness 0123456789ab |' <<<"$md" &&
+	grep -qxF '| B | A | 3 | x86_64 build at each patch: 0 passed, 1 failed. x86_64 boot: build or boot failed. | 2026-01-01T00:00Z, harness 0123456789ab+ |' <<<"$md" &&
+	grep -qxF '| C | - | 4 | x86_64 boot: 1 passed. | 2025-12-31T00:00Z, harness 0123456789ab |' <<<"$md" &&
+	grep -qxF '| D | - | 5 | not run | - |' <<<"$md" && grep -qxF '    PASS old step' <<<"$md" &&
+	grep -qxF '    FAIL split B build x86_64 [1] c' <<<"$md"; then
+	ok "split-check --report: each series' row from its logs, a series not run keeps its row"
+else
+	bad "split-check --report: rc=$rc [$(tr '\n' ';' <<<"$md" | cut -c1-900)]"
+fi
 # 4c. make tree keeps the base commit in the download cache: a second
 #     clone's tree starts from it (same commit, same files, no unpacking),
 #     and a base.conf naming another tarball does not use it. Offline: a
