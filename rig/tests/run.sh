@@ -113,9 +113,9 @@ common=(-accel "tcg,thread=multi" -display none -nic none -no-reboot
 	-serial stdio -monitor none -m 128M)
 
 # x86: isa-debug-exit; the guest writes 0 (all passed -> status 1) or
-# 1 (failures -> status 3).
+# 1 (failures -> status 3); two CPUs for the broadcast (INVLPGB) cases.
 boot x86_64 "1 3" "$qemu_x86" -L /usr/share/seabios -L /usr/share/qemu \
-	-M pc -cpu max -vga none "${common[@]}" \
+	-M pc -cpu max -smp 2 -vga none "${common[@]}" \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-kernel "$here/build/x86.bin" || fail=1
 judge x86_64 || fail=1

@@ -1,5 +1,6 @@
 /*
- * x86_64 self-test of the tagged-TLB rig: PCID, INVPCID, INVLPG, SVM ASIDs.
+ * x86_64 self-test of the tagged-TLB rig: PCID, INVPCID, INVLPG, SVM ASIDs,
+ * INVLPGB and TLBSYNC.
  *
  * Each case maps a test page to page A, reads it (which fills the TLB),
  * rewrites the PTE to page B WITHOUT invalidating, does the operation
@@ -18,6 +19,10 @@
 #define VA_G	(VA_BASE + 0x1000)	/* global (PTE.G) */
 #define VA_H	(VA_BASE + 0x2000)	/* the host's page in the SVM cases */
 #define GPA_Q	0x40000000UL		/* NPT guest: X's guest-physical page */
+#define VA_M0	(VA_BASE + 0x200000)	/* 2 MiB pages (h_pd[1], h_pd[2]) */
+#define VA_M1	(VA_BASE + 0x400000)
+#define PA_MA	0x2000000UL		/* 2 MiB-aligned frames: A... */
+#define PA_MB	0x2200000UL		/* ... and B at their start */
 
 #define PTE_P	0x001UL
 #define PTE_W	0x002UL
@@ -130,6 +135,29 @@ static inline void invlpga(u64 va, u32 asid)
 	asm volatile("invlpga %%rax, %%ecx" : : "a"(va), "c"(asid) : "memory");
 }
 
+/*
+ * INVLPGB (0F 01 FE) and TLBSYNC (0F 01 FF), AMD APM vol. 3: rAX = the
+ * address | flags, ECX[15:0] pages after the first, ECX[31] 2 MiB steps,
+ * EDX = PCID << 16 | ASID.
+ */
+#define IB_VA		(1UL << 0)	/* the address in rAX[63:12] is valid */
+#define IB_PCID		(1UL << 1)	/* the PCID in EDX[27:16] is valid */
+#define IB_ASID		(1UL << 2)	/* the ASID in EDX[15:0] is valid */
+#define IB_GLOBAL	(1UL << 3)	/* global entries too */
+#define IB_FINAL	(1UL << 4)	/* final translation only */
+#define IB_2M		(1U << 31)	/* ECX: 2 MiB steps */
+
+static inline void invlpgb(u64 rax, u32 ecx, u32 edx)
+{
+	asm volatile(".byte 0x0f, 0x01, 0xfe"
+		     : : "a"(rax), "c"(ecx), "d"(edx) : "memory");
+}
+
+static inline void tlbsync(void)
+{
+	asm volatile(".byte 0x0f, 0x01, 0xff" : : : "memory");
+}
+
 static inline u64 rd(u64 va)
 {
 	return *(volatile u64 *)va;
@@ -164,9 +192,17 @@ void __attribute__((noreturn)) x86_trap(u64 *f)
 	power_off(1);
 }
 
-static void idt_init(void)
+static void idt_load(void)
 {
 	struct { u16 limit; u64 base; } __attribute__((packed)) p;
+
+	p.limit = sizeof(idt) - 1;
+	p.base = (u64)idt;
+	asm volatile("lidt %0" : : "m"(p));
+}
+
+static void idt_init(void)
+{
 	int i;
 
 	for (i = 0; i < 32; i++) {
@@ -178,9 +214,7 @@ static void idt_init(void)
 		idt[i].mid = a >> 16;
 		idt[i].hi = a >> 32;
 	}
-	p.limit = sizeof(idt) - 1;
-	p.base = (u64)idt;
-	asm volatile("lidt %0" : : "m"(p));
+	idt_load();
 }
 
 /* ---- the host's test pages and PCIDs ---- */
@@ -316,6 +350,260 @@ out:
 	/* Back to PCID 0 and CR4.PCIDE = 0 (which flushes everything). */
 	pcid(0, FLUSH);
 	write_cr4(read_cr4() & ~CR4_PCIDE);
+}
+
+/*
+ * The INVLPGB cases, each issued under PCID 2 after an entry was filled
+ * under PCID 1 (begin(), or begin_2m() for the 2 MiB ones), followed by
+ * TLBSYNC unless the case says not, then read under PCID 1.  The host is
+ * ASID 0.
+ */
+struct invlpgb_case {
+	const char *name;
+	u64 va, rax;		/* the entry filled and read; INVLPGB's rAX */
+	u32 ecx, edx;
+	int sync;		/* TLBSYNC after it */
+	u64 want;
+};
+
+#define P(n)	((u32)(n) << 16)	/* EDX: PCID n, ASID 0 */
+
+static const struct invlpgb_case ib[] = {
+	{ "invlpgb: VA X, PCID 1, ASID 0, TLBSYNC drops PCID 1's entry",
+	  VA_X, VA_X | IB_VA | IB_PCID | IB_ASID, 0, P(1), 1, MARK_B },
+	{ "invlpgb: VA X, PCID 2, ASID 0 keeps PCID 1's entry (stale)",
+	  VA_X, VA_X | IB_VA | IB_PCID | IB_ASID, 0, P(2), 1, MARK_A },
+	{ "invlpgb: VA X only (any PCID, any ASID) drops it",
+	  VA_X, VA_X | IB_VA, 0, P(2), 1, MARK_B },
+	{ "invlpgb: VA X+4K, PCID 1 keeps X's entry (stale)",
+	  VA_X, (VA_X + 0x1000) | IB_VA | IB_PCID | IB_ASID, 0, P(1), 1, MARK_A },
+	{ "invlpgb: VA X, ASID 0 (any PCID) drops it",
+	  VA_X, VA_X | IB_VA | IB_ASID, 0, P(2), 1, MARK_B },
+	{ "invlpgb: VA X, ASID 1 keeps the host's (ASID 0) entry (stale)",
+	  VA_X, VA_X | IB_VA | IB_ASID, 0, 1, 1, MARK_A },
+	{ "invlpgb: PCID 1 only (every address) drops it",
+	  VA_X, IB_PCID | IB_ASID, 0, P(1), 1, MARK_B },
+	{ "invlpgb: PCID 2 only keeps PCID 1's entry (stale)",
+	  VA_X, IB_PCID | IB_ASID, 0, P(2), 1, MARK_A },
+	{ "invlpgb: ASID 0 only (all non-global) drops it",
+	  VA_X, IB_ASID, 0, 0, 1, MARK_B },
+	{ "invlpgb: VA X, final-only drops it (the entry is the final one)",
+	  VA_X, VA_X | IB_VA | IB_PCID | IB_ASID | IB_FINAL, 0, P(1), 1, MARK_B },
+	{ "invlpgb: VA G, PCID 1, global not included keeps the global entry (stale)",
+	  VA_G, VA_G | IB_VA | IB_PCID | IB_ASID, 0, P(1), 1, MARK_A },
+	{ "invlpgb: VA G, global included drops the global entry",
+	  VA_G, VA_G | IB_VA | IB_ASID | IB_GLOBAL, 0, 0, 1, MARK_B },
+	{ "invlpgb: ASID 0 only (all non-global) keeps the global entry (stale)",
+	  VA_G, IB_ASID, 0, 0, 1, MARK_A },
+	{ "invlpgb: ASID 0, global included (everything) drops the global entry",
+	  VA_G, IB_ASID | IB_GLOBAL, 0, 0, 1, MARK_B },
+	{ "invlpgb: VA X, count 2 (3 pages) drops X+8K's entry",
+	  VA_H, VA_X | IB_VA | IB_PCID | IB_ASID, 2, P(1), 1, MARK_B },
+	{ "invlpgb: VA X, count 1 (2 pages) keeps X+8K's entry (stale)",
+	  VA_H, VA_X | IB_VA | IB_PCID | IB_ASID, 1, P(1), 1, MARK_A },
+	{ "invlpgb: VA M0, 2M steps, count 1 drops the 2M entry at M0+2M",
+	  VA_M1, VA_M0 | IB_VA | IB_PCID | IB_ASID, IB_2M | 1, P(1), 1, MARK_B },
+	{ "invlpgb: VA M0, 4K steps, count 1 keeps the 2M entry at M0+2M (stale)",
+	  VA_M1, VA_M0 | IB_VA | IB_PCID | IB_ASID, 1, P(1), 1, MARK_A },
+	{ "invlpgb: VA M0, 2M steps, count 0 keeps the 2M entry at M0+2M (stale)",
+	  VA_M1, VA_M0 | IB_VA | IB_PCID | IB_ASID, IB_2M, P(1), 1, MARK_A },
+	{ "tlbsync: INVLPGB(VA X, PCID 1) not yet synced keeps the entry (stale)",
+	  VA_X, VA_X | IB_VA | IB_PCID | IB_ASID, 0, P(1), 0, MARK_A },
+};
+
+/* begin() for the 2 MiB page at va (VA_M1): A's frame, read, then B's. */
+static void begin_2m(u64 va)
+{
+	pcid(1, KEEP);
+	flush_all();
+	h_pd[(va >> 21) & 511] = PA_MA | PTE | PTE_PS;
+	rd(va);
+	h_pd[(va >> 21) & 511] = PA_MB | PTE | PTE_PS;
+}
+
+static void invlpgb_cases(int have_pcid, int have_invlpgb)
+{
+	static const char *const sync_name =
+		"tlbsync: then TLBSYNC (under PCID 2) drops it";
+	static const char *names[sizeof(ib) / sizeof(ib[0]) + 1];
+	unsigned i, n = sizeof(ib) / sizeof(ib[0]);
+
+	for (i = 0; i < n; i++)
+		names[i] = ib[i].name;
+	names[n] = sync_name;
+	if (!have_invlpgb) {
+		fail_cases(names, 0, n + 1, "no INVLPGB: CPUID.80000008H:EBX[3] =");
+		return;
+	}
+	if (!have_pcid) {	/* INVLPGB without PCID: not an AMD CPU */
+		fail_cases(names, 0, n + 1, "no PCID: CPUID.01H:ECX[17] =");
+		return;
+	}
+	*(volatile u64 *)PA_MA = MARK_A;
+	*(volatile u64 *)PA_MB = MARK_B;
+	write_cr4(read_cr4() | CR4_PCIDE);	/* CR3[11:0] is 0 here */
+	for (i = 0; i < n; i++) {
+		const struct invlpgb_case *c = &ib[i];
+
+		if (c->va >= VA_M0)
+			begin_2m(c->va);
+		else
+			begin(c->va);
+		pcid(2, KEEP);
+		invlpgb(c->rax, c->ecx, c->edx);
+		if (c->sync)
+			tlbsync();
+		pcid(1, KEEP);
+		tap_check(c->name, rd(c->va), c->want);
+		if (!c->sync) {
+			/* the next case: the same INVLPGB, now synced */
+			pcid(2, KEEP);
+			tlbsync();
+			pcid(1, KEEP);
+			tap_check(sync_name, rd(c->va), MARK_B);
+		}
+	}
+	h_pd[1] = h_pd[2] = 0;
+	pcid(0, FLUSH);
+	write_cr4(read_cr4() & ~CR4_PCIDE);
+}
+
+/*
+ * ---- the second CPU: does INVLPGB reach another vCPU's TLB? ----
+ *
+ * CPU 1 (started with INIT-SIPI-SIPI through the local APIC, into
+ * start.S's ap_tramp) serves a mailbox: FILL switches it to PCID 1 with
+ * a flush of that PCID, reads X and switches to PCID 2 (keeping
+ * PCID 1's entries); READ switches back to PCID 1 (keeping) and reads X.
+ * Between the two, CPU 0 rewrites X to B and runs the operation under
+ * test.  The switch away and back is what makes stock TCG read B.
+ */
+#define AP_TRAMP	0x8000UL
+#define APIC_BASE	0xFEE00000UL
+#define APIC_ICR_LO	0x300
+#define APIC_ICR_HI	0x310
+#define PTE_PWT		0x008UL
+#define PTE_PCD		0x010UL
+#define AP_FILL		1
+#define AP_READ		2
+
+extern char ap_tramp[], ap_tramp_end[];
+static u64 apic_pd[512] PAGE;
+static volatile u32 ap_up, ap_cmd, ap_seq, ap_done;
+static volatile u64 ap_val;
+
+void __attribute__((noreturn)) ap_main(void)
+{
+	u32 seen = 0;
+
+	idt_load();
+	write_cr4(read_cr4() | CR4_PGE);
+	write_cr4(read_cr4() | CR4_PCIDE);	/* CR3[11:0] is 0 here */
+	ap_up = 1;
+	for (;;) {
+		while (ap_seq == seen)
+			asm volatile("pause");
+		seen = ap_seq;
+		if (ap_cmd == AP_FILL) {
+			pcid(1, FLUSH);
+			ap_val = rd(VA_X);
+			pcid(2, KEEP);
+		} else {
+			pcid(1, KEEP);
+			ap_val = rd(VA_X);
+			pcid(2, KEEP);
+		}
+		ap_done = seen;
+	}
+}
+
+static u64 ap_do(u32 cmd)
+{
+	u32 seq = ap_seq + 1;
+
+	ap_cmd = cmd;
+	ap_seq = seq;
+	while (ap_done != seq)
+		asm volatile("pause");
+	return ap_val;
+}
+
+static void apic_icr(u32 lo)
+{
+	volatile u32 *apic = (volatile u32 *)APIC_BASE;
+
+	apic[APIC_ICR_HI / 4] = 0;
+	apic[APIC_ICR_LO / 4] = lo;	/* shorthand: all but self */
+}
+
+static int ap_start(void)
+{
+	char *d = (char *)AP_TRAMP;
+	const char *p;
+	unsigned long spin;
+
+	for (p = ap_tramp; p < ap_tramp_end; p++)
+		*d++ = *p;
+	/* the local APIC's page: 3 GiB..4 GiB with 2 MiB pages */
+	boot_pdpt[3] = (u64)apic_pd | PTE;
+	apic_pd[(APIC_BASE >> 21) & 511] =
+		APIC_BASE | PTE | PTE_PS | PTE_PCD | PTE_PWT;
+	apic_icr(0xC4500);			/* INIT */
+	apic_icr(0xC4600 | (AP_TRAMP >> 12));	/* SIPI */
+	apic_icr(0xC4600 | (AP_TRAMP >> 12));
+	for (spin = 0; spin < 2000000000UL && !ap_up; spin++)
+		asm volatile("pause");
+	return ap_up;
+}
+
+static void remote_cases(int have_invlpgb)
+{
+	static const char *const names[] = {
+		"remote: CPU 1 reads A through its PCID 1 entry",
+		"remote: CPU 0's INVLPG X keeps CPU 1's entry (stale)",
+		"remote: CPU 0's INVLPGB(VA X, PCID 1) + TLBSYNC drops CPU 1's entry",
+		"remote: CPU 0's INVLPGB(VA X, PCID 2) + TLBSYNC keeps it (stale)",
+		"remote: CPU 0's INVLPGB(ASID 0, all non-global) + TLBSYNC drops it",
+		"remote: CPU 0's INVLPGB(VA X, PCID 1) before its TLBSYNC keeps it (stale)",
+		"remote: ... then CPU 0's TLBSYNC drops it",
+	};
+	const unsigned n = sizeof(names) / sizeof(names[0]);
+	u64 v;
+
+	if (!have_invlpgb) {
+		fail_cases(names, 0, n, "no INVLPGB: CPUID.80000008H:EBX[3] =");
+		return;
+	}
+	if (!ap_start()) {
+		fail_cases(names, 0, n, "CPU 1 did not start (-smp 2?): up =");
+		return;
+	}
+	/* each case: CPU 1 fills X -> A under PCID 1, then X -> B */
+#define FILL()	do { map(h_pt, VA_X, page_a, PTE); v = ap_do(AP_FILL); \
+		     map(h_pt, VA_X, page_b, PTE); } while (0)
+	FILL();
+	tap_check(names[0], v, MARK_A);
+	FILL();
+	invlpg(VA_X);
+	tap_check(names[1], ap_do(AP_READ), MARK_A);
+	FILL();
+	invlpgb(VA_X | IB_VA | IB_PCID | IB_ASID, 0, P(1));
+	tlbsync();
+	tap_check(names[2], ap_do(AP_READ), MARK_B);
+	FILL();
+	invlpgb(VA_X | IB_VA | IB_PCID | IB_ASID, 0, P(2));
+	tlbsync();
+	tap_check(names[3], ap_do(AP_READ), MARK_A);
+	FILL();
+	invlpgb(IB_ASID, 0, 0);
+	tlbsync();
+	tap_check(names[4], ap_do(AP_READ), MARK_B);
+	FILL();
+	invlpgb(VA_X | IB_VA | IB_PCID | IB_ASID, 0, P(1));
+	tap_check(names[5], ap_do(AP_READ), MARK_A);
+	tlbsync();
+	tap_check(names[6], ap_do(AP_READ), MARK_B);
+#undef FILL
 }
 
 /* ---- SVM ---- */
@@ -622,7 +910,7 @@ static void svm_more_cases(int have_svm, int have_npt)
 void main(void)
 {
 	u32 r[4], max_ext;
-	int pcid, invpcid, svm = 0, npt = 0;
+	int pcid, invpcid, svm = 0, npt = 0, have_ib = 0;
 	unsigned i;
 
 	idt_init();
@@ -656,7 +944,16 @@ void main(void)
 		tap_note("SVM features (EDX; NP bit 0, FlushByAsid bit 6)", r[3]);
 	}
 
+	if (max_ext >= 0x80000008) {
+		cpuid(0x80000008, 0, r);
+		have_ib = r[1] >> 3 & 1;
+		tap_note("CPUID INVLPGB", have_ib);
+		tap_note("INVLPGB max count (EDX[15:0])", r[3] & 0xffff);
+	}
+
 	pcid_cases(pcid, invpcid);
+	invlpgb_cases(pcid, have_ib);
+	remote_cases(have_ib);
 	svm_cases(svm, npt);
 	svm_more_cases(svm, npt);
 	power_off(tap_summary());

@@ -2,7 +2,8 @@
  * x86_64 entry.  QEMU's Multiboot v1 loader (-kernel) loads the flat
  * image at 1 MiB and enters start32 in 32-bit protected mode, paging off.
  * We identity-map the first 1 GiB with 2 MiB pages, enter long mode and
- * call main().  Also: the exception stubs and the SVM guest's code.
+ * call main().  Also: the second CPU's way in, the exception stubs and the
+ * SVM guest's code.
  */
 #define MB_MAGIC	0x1BADB002
 #define MB_FLAGS	0x00010000	/* a.out kludge: addresses below */
@@ -65,6 +66,64 @@ start64:
 2:	hlt
 	jmp	2b
 
+/*
+ * The second CPU's way in: ap_tramp..ap_tramp_end is copied to AP_TRAMP
+ * (0x8000), where the SIPI starts it in real mode (CS 0x800, IP 0).  It
+ * enters protected mode with the GDT below (0x18: 32-bit code), then
+ * long mode on the same page tables, and calls ap_main() on its own
+ * stack.  Only the 16-bit part runs from the copy: its addresses are
+ * AP_TRAMP-relative; the 32-bit part uses absolute addresses only.
+ */
+#define AP_TRAMP	0x8000
+	.code16
+	.globl ap_tramp, ap_tramp_end
+ap_tramp:
+	cli
+	xor	%ax, %ax
+	mov	%ax, %ds
+	lgdtl	AP_TRAMP + (ap_gdt_ptr - ap_tramp)
+	mov	%cr0, %eax
+	or	$1, %eax			/* CR0.PE */
+	mov	%eax, %cr0
+	ljmpl	$0x18, $ap32
+ap_gdt_ptr:
+	.word	gdt_end - gdt - 1
+	.long	gdt
+ap_tramp_end:
+
+	.code32
+ap32:
+	mov	$0x10, %ax
+	mov	%ax, %ds
+	mov	%ax, %es
+	mov	%ax, %ss
+	mov	$boot_pml4, %eax
+	mov	%eax, %cr3
+	mov	%cr4, %eax
+	or	$0x20, %eax			/* CR4.PAE */
+	mov	%eax, %cr4
+	mov	$0xC0000080, %ecx		/* EFER.LME */
+	rdmsr
+	or	$0x100, %eax
+	wrmsr
+	mov	%cr0, %eax
+	or	$0x80010001, %eax		/* CR0.PG|WP|PE */
+	mov	%eax, %cr0
+	ljmp	$0x08, $ap64
+
+	.code64
+ap64:
+	mov	$0x10, %ax
+	mov	%ax, %ds
+	mov	%ax, %es
+	mov	%ax, %ss
+	mov	%ax, %fs
+	mov	%ax, %gs
+	mov	$ap_stack_top, %rsp
+	call	ap_main
+3:	hlt
+	jmp	3b
+
 /* Exception stubs, 16 bytes apart: push a zero error code if the CPU
  * pushed none, then the vector, then x86_trap(frame). */
 	.macro stub n
@@ -102,6 +161,7 @@ guest_entry:
 gdt:	.quad 0
 	.quad 0x00AF9A000000FFFF	/* 0x08: 64-bit code, DPL 0 */
 	.quad 0x00CF92000000FFFF	/* 0x10: data */
+	.quad 0x00CF9A000000FFFF	/* 0x18: 32-bit code (the AP's way in) */
 gdt_end:
 gdt_ptr:
 	.word gdt_end - gdt - 1
@@ -115,5 +175,7 @@ boot_pdpt:	.skip 4096
 boot_pd:	.skip 4096
 	.skip 16384
 stack_top:
+	.skip 16384
+ap_stack_top:
 
 	.section .note.GNU-stack, "", @progbits
