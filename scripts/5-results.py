@@ -24,6 +24,11 @@ TCG); its pass line quotes the test's last line of output.
 TLB on (QEMU_RIG_TLB=1: QEMU's "rig-tlb: cpu N: ..." counters at its
 exit), a PASS item "qemu" that sums them; or on stock TCG (no such
 line, no item); a FAIL item "qemu" otherwise.
+--global-asids (with --qemu rig): the guest must have used global ASIDs
+(the INVLPGB path): some INVLPGB named a PCID, as the rig's exit lines
+"rig-invlpgb: cpu N: ... by-pcid P pcids D (LO-HI)" count, which Linux
+does only in broadcast_tlb_flush(), for an mm with a global ASID; an item
+"global-asids" that passes with their sums, or fails.
 
 Pass/fail of KUnit suites and of the userspace kselftests is read with the
 tree's own tools/testing/kunit/kunit.py parse (the log is split at the
@@ -63,6 +68,9 @@ QEMU_ENOSPC = re.compile(r'^qemu-system-[\w-]+: .*No space left on device')
 # 4-boot.sh --rig: the log's first line names the rig's cache key; the
 # rig's QEMU, its TLB on, prints each vCPU's counters when it exits.
 MARK_RIG = '### tlb-series: qemu rig '
+# Each x86 vCPU that ran INVLPGB or TLBSYNC (rig patch 0004).
+RIG_INVLPGB = re.compile(r'^rig-invlpgb: cpu (\d+): invlpgb (\d+) tlbsync (\d+) '
+                         r'completed-early (\d+) by-pcid (\d+) pcids (\d+)')
 RIG_TLB = re.compile(r'^rig-tlb: cpu (\d+): lookups (\d+) hits (\d+) '
                      r'kept-across-switch (\d+)')
 # guest/init's keep-alive line while a quiet test runs (see 4-boot.sh
@@ -223,6 +231,7 @@ def parse(args):
     rig = next((l[len(MARK_RIG):].strip() for l in raw[:1]
                 if l.startswith(MARK_RIG)), None)
     rig_tlb = [[int(x) for x in m.groups()] for m in map(RIG_TLB.match, raw) if m]
+    rig_invlpgb = [[int(x) for x in m.groups()] for m in map(RIG_INVLPGB.match, raw) if m]
     # Mutation-matrix rows (guest/init run_row) follow the boot's own
     # tests, each between its markers: --row judges one of them from its
     # lines alone, otherwise they are left out.
@@ -277,6 +286,11 @@ def parse(args):
         # vCPUs, lookups, hits, hits kept across switches
         'rig_tlb': [len(rig_tlb)] + [sum(c[i] for c in rig_tlb) for i in (1, 2, 3)]
         if rig_tlb else None,
+        # vCPUs, INVLPGBs, those naming a PCID, the most distinct PCIDs
+        # one vCPU named
+        'rig_invlpgb': [len(rig_invlpgb), sum(c[1] for c in rig_invlpgb),
+                        sum(c[4] for c in rig_invlpgb),
+                        max((c[5] for c in rig_invlpgb), default=0)],
         'messages': kernel_messages(raw) if args.expect_message else [],
         'lines': len(raw),
     }
@@ -373,6 +387,16 @@ def verdict(res, args, v):
     elif args.qemu == 'tcg' and res.get('rig'):
         v.item('FAIL', 'qemu', 'must have run on stock QEMU TCG, but ran on '
                f'the tagged-TLB rig {res["rig"]}')
+    if args.global_asids:
+        n, invlpgb, by_pcid, pcids = res.get('rig_invlpgb') or [0, 0, 0, 0]
+        if by_pcid:
+            v.item('PASS', 'global-asids', f'{by_pcid} of {invlpgb} INVLPGBs '
+                   f'on {n} vCPUs named a PCID (up to {pcids} PCIDs on one '
+                   'vCPU): broadcast_tlb_flush() ran for mms with global ASIDs')
+        else:
+            v.item('FAIL', 'global-asids', 'no INVLPGB named a PCID '
+                   f'({invlpgb} INVLPGBs on {n} vCPUs, per the rig\'s '
+                   '"rig-invlpgb:" lines): no global ASID was used')
 
     seen = set()
     for t in res['kunit'] or []:
@@ -563,6 +587,9 @@ def main():
                     'on stock TCG)')
     ap.add_argument('--qemu', choices=('rig', 'tcg'),
                     help='the QEMU the boot must have run on')
+    ap.add_argument('--global-asids', action='store_true',
+                    help='with --qemu rig: some INVLPGB must have named a PCID '
+                    '(an mm with a global ASID was flushed)')
     ap.add_argument('--no-skip',
                     help='comma-separated globs of KUnit cases (kunit.SUITE.CASE) '
                     'that must not skip on this boot')

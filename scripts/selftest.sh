@@ -410,7 +410,10 @@ fi
 #    do not); a row only the tagged-TLB rig can catch, judged both ways:
 #    on the rig it must fail with its evidence, on stock TCG pass with
 #    its mutant on (each log also judged as if from the other QEMU, and
-#    a row that stock TCG catches too).
+#    a row that stock TCG catches too); a rig boot that must have used
+#    global ASIDs (--global-asids: some INVLPGB named a PCID), judged on
+#    a log where INVLPGBs did, one where none did, and one without the
+#    rig's counters.
 td=$TOP/scripts/testdata
 for af in "$td"/results/*.args; do
 	n=$(basename "$af" .args)
