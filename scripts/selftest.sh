@@ -844,15 +844,20 @@ else
 fi
 # 8b0. A QEMU that ignores TERM past --timeout: timeout(1) KILLs it 10 s
 #      later (status 137), which is still the time limit: status 124 and
-#      the timed-out marker, no QEMU left.
+#      the timed-out marker, no QEMU left. The fake ignores TERM from its
+#      exec on (a shell's ignored signal stays ignored across exec): on a
+#      loaded machine Python may not have run a line of it by the TERM,
+#      which then ended it before it wrote its pid file (CI, 2026-12-07).
+printf '#!/bin/sh\ntrap "" TERM\nexec %q "$@"\n' "$td/fake-qemu.py" >"$tmp/deaf-qemu"
+chmod +x "$tmp/deaf-qemu"
 rc=0
-"${fake[@]}" FAKE_QEMU_MODE=deaf FAKE_QEMU_PIDFILE="$tmp/deaf.pid" \
+"${fake[@]}" QEMU_CMD="$tmp/deaf-qemu" FAKE_QEMU_MODE=deaf FAKE_QEMU_PIDFILE="$tmp/deaf.pid" \
 	"${boot[@]}" "$tmp/deaf.log" --silence 0 --timeout 3 2>"$tmp/deaf.err" || rc=$?
 if [ "$rc" = 124 ] && grep -q '^### tlb-series: boot timed out after 3s' "$tmp/deaf.log" &&
-	gone "$tmp/deaf.pid"; then
+	grep -q 'deaf to TERM' "$tmp/deaf.log" && gone "$tmp/deaf.pid"; then
 	ok "a QEMU killed by timeout's KILL is a timeout"
 else
-	bad "a QEMU killed by timeout's KILL is a timeout (rc=$rc)"
+	bad "a QEMU killed by timeout's KILL is a timeout (rc=$rc; pid file: $(tr '\n' ' ' <"$tmp/deaf.pid" 2>&1); $(tail -n 2 "$tmp/deaf.log" | tr '\n' ';'))"
 fi
 # 8b1. A full disk is no hang: the console stops growing (the fake QEMU
 #      goes silent) while the free space (BOOT_FREE_KB_CMD's stand-in
