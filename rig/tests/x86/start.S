@@ -8,6 +8,25 @@
 #define MB_MAGIC	0x1BADB002
 #define MB_FLAGS	0x00010000	/* a.out kludge: addresses below */
 
+/*
+ * From 32-bit protected mode into long mode on boot_pml4: PAE, EFER.LME,
+ * then paging.  Both CPUs come this way; the caller's far jump follows.
+ */
+.macro enter_long_mode
+	mov	$boot_pml4, %eax
+	mov	%eax, %cr3
+	mov	%cr4, %eax
+	or	$0x20, %eax			/* CR4.PAE */
+	mov	%eax, %cr4
+	mov	$0xC0000080, %ecx		/* EFER.LME */
+	rdmsr
+	or	$0x100, %eax
+	wrmsr
+	mov	%cr0, %eax
+	or	$0x80010001, %eax		/* CR0.PG|WP|PE */
+	mov	%eax, %cr0
+.endm
+
 	.section .text.boot, "ax"
 	.code32
 	.align 4
@@ -38,18 +57,7 @@ start32:
 	movl	$boot_pd + 3, boot_pdpt
 	movl	$boot_pdpt + 3, boot_pml4
 
-	mov	$boot_pml4, %eax
-	mov	%eax, %cr3
-	mov	%cr4, %eax
-	or	$0x20, %eax			/* CR4.PAE */
-	mov	%eax, %cr4
-	mov	$0xC0000080, %ecx		/* EFER.LME */
-	rdmsr
-	or	$0x100, %eax
-	wrmsr
-	mov	%cr0, %eax
-	or	$0x80010001, %eax		/* CR0.PG|WP|PE */
-	mov	%eax, %cr0
+	enter_long_mode
 	lgdt	gdt_ptr
 	ljmp	$0x08, $start64
 
@@ -97,18 +105,7 @@ ap32:
 	mov	%ax, %ds
 	mov	%ax, %es
 	mov	%ax, %ss
-	mov	$boot_pml4, %eax
-	mov	%eax, %cr3
-	mov	%cr4, %eax
-	or	$0x20, %eax			/* CR4.PAE */
-	mov	%eax, %cr4
-	mov	$0xC0000080, %ecx		/* EFER.LME */
-	rdmsr
-	or	$0x100, %eax
-	wrmsr
-	mov	%cr0, %eax
-	or	$0x80010001, %eax		/* CR0.PG|WP|PE */
-	mov	%eax, %cr0
+	enter_long_mode
 	ljmp	$0x08, $ap64
 
 	.code64
