@@ -27,6 +27,16 @@
 	mov	%eax, %cr0
 .endm
 
+/* Every data segment register: the flat data descriptor, GDT entry 2. */
+.macro load_data_segments
+	mov	$0x10, %ax
+	mov	%ax, %ds
+	mov	%ax, %es
+	mov	%ax, %ss
+	mov	%ax, %fs
+	mov	%ax, %gs
+.endm
+
 	.section .text.boot, "ax"
 	.code32
 	.align 4
@@ -63,12 +73,7 @@ start32:
 
 	.code64
 start64:
-	mov	$0x10, %ax
-	mov	%ax, %ds
-	mov	%ax, %es
-	mov	%ax, %ss
-	mov	%ax, %fs
-	mov	%ax, %gs
+	load_data_segments
 	mov	$stack_top, %rsp
 	call	main
 2:	hlt
@@ -110,12 +115,7 @@ ap32:
 
 	.code64
 ap64:
-	mov	$0x10, %ax
-	mov	%ax, %ds
-	mov	%ax, %es
-	mov	%ax, %ss
-	mov	%ax, %fs
-	mov	%ax, %gs
+	load_data_segments
 	mov	$ap_stack_top, %rsp
 	call	ap_main
 3:	hlt
