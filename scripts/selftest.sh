@@ -848,7 +848,7 @@ fi
 #      exec on (a shell's ignored signal stays ignored across exec): on a
 #      loaded machine Python may not have run a line of it by the TERM,
 #      which then ended it before it wrote its pid file (CI, 2026-12-07).
-printf '#!/bin/sh\ntrap "" TERM\nexec %q "$@"\n' "$td/fake-qemu.py" >"$tmp/deaf-qemu"
+printf '#!/bin/bash\ntrap "" TERM\nexec %q "$@"\n' "$td/fake-qemu.py" >"$tmp/deaf-qemu"
 chmod +x "$tmp/deaf-qemu"
 rc=0
 "${fake[@]}" QEMU_CMD="$tmp/deaf-qemu" FAKE_QEMU_MODE=deaf FAKE_QEMU_PIDFILE="$tmp/deaf.pid" \
@@ -857,7 +857,7 @@ if [ "$rc" = 124 ] && grep -q '^### tlb-series: boot timed out after 3s' "$tmp/d
 	grep -q 'deaf to TERM' "$tmp/deaf.log" && gone "$tmp/deaf.pid"; then
 	ok "a QEMU killed by timeout's KILL is a timeout"
 else
-	bad "a QEMU killed by timeout's KILL is a timeout (rc=$rc; pid file: $(tr '\n' ' ' <"$tmp/deaf.pid" 2>&1); $(tail -n 2 "$tmp/deaf.log" | tr '\n' ';'))"
+	bad "a QEMU killed by timeout's KILL is a timeout (rc=$rc; pid file: $(tr '\n' ' ' 2>/dev/null <"$tmp/deaf.pid"); $(tail -n 2 "$tmp/deaf.log" | tr '\n' ';'))"
 fi
 # 8b1. A full disk is no hang: the console stops growing (the fake QEMU
 #      goes silent) while the free space (BOOT_FREE_KB_CMD's stand-in
