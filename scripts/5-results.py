@@ -28,7 +28,9 @@ line, no item); a FAIL item "qemu" otherwise.
 (the INVLPGB path): some INVLPGB named a PCID, as the rig's exit lines
 "rig-invlpgb: cpu N: ... by-pcid P pcids D (LO-HI)" count, which Linux
 does only in broadcast_tlb_flush(), for an mm with a global ASID; an item
-"global-asids" that passes with their sums, or fails.
+"global-asids" that passes with their sums, or fails (also when a rig
+from before those counts printed the lines). Without --qemu rig it is a
+usage error.
 
 Pass/fail of KUnit suites and of the userspace kselftests is read with the
 tree's own tools/testing/kunit/kunit.py parse (the log is split at the
@@ -232,6 +234,10 @@ def parse(args):
                 if l.startswith(MARK_RIG)), None)
     rig_tlb = [[int(x) for x in m.groups()] for m in map(RIG_TLB.match, raw) if m]
     rig_invlpgb = [[int(x) for x in m.groups()] for m in map(RIG_INVLPGB.match, raw) if m]
+    # Lines of a rig from before the by-PCID counters, which the regex
+    # above does not match: --global-asids cannot judge them.
+    rig_invlpgb_old = sum(1 for r in raw if r.startswith('rig-invlpgb:')
+                          and not RIG_INVLPGB.match(r))
     # Mutation-matrix rows (guest/init run_row) follow the boot's own
     # tests, each between its markers: --row judges one of them from its
     # lines alone, otherwise they are left out.
@@ -291,6 +297,7 @@ def parse(args):
         'rig_invlpgb': [len(rig_invlpgb), sum(c[1] for c in rig_invlpgb),
                         sum(c[4] for c in rig_invlpgb),
                         max((c[5] for c in rig_invlpgb), default=0)],
+        'rig_invlpgb_unparsed': rig_invlpgb_old,
         'messages': kernel_messages(raw) if args.expect_message else [],
         'lines': len(raw),
     }
@@ -389,7 +396,12 @@ def verdict(res, args, v):
                f'the tagged-TLB rig {res["rig"]}')
     if args.global_asids:
         n, invlpgb, by_pcid, pcids = res.get('rig_invlpgb') or [0, 0, 0, 0]
-        if by_pcid:
+        if res.get('rig_invlpgb_unparsed'):
+            v.item('FAIL', 'global-asids', f'{res["rig_invlpgb_unparsed"]} '
+                   '"rig-invlpgb:" lines without a by-pcid count: a rig '
+                   'from before rig patch 0004\'s counters, which cannot '
+                   'show global ASIDs (rebuild it: scripts/rig.sh)')
+        elif by_pcid:
             v.item('PASS', 'global-asids', f'{by_pcid} of {invlpgb} INVLPGBs '
                    f'on {n} vCPUs named a PCID (up to {pcids} PCIDs on one '
                    'vCPU): broadcast_tlb_flush() ran for mms with global ASIDs')
@@ -608,6 +620,9 @@ def main():
     ap.add_argument('--tree', default=os.path.join(
         os.path.dirname(__file__), '..', 'out', 'linux'))
     args = ap.parse_args()
+    if args.global_asids and args.qemu != 'rig':
+        ap.error('--global-asids needs --qemu rig: only the rig counts '
+                 'INVLPGBs')
     v = Verdict(args.tag)
     try:
         res = parse(args)

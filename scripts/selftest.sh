@@ -412,8 +412,8 @@ fi
 #    its mutant on (each log also judged as if from the other QEMU, and
 #    a row that stock TCG catches too); a rig boot that must have used
 #    global ASIDs (--global-asids: some INVLPGB named a PCID), judged on
-#    a log where INVLPGBs did, one where none did, and one without the
-#    rig's counters.
+#    a log where INVLPGBs did, one where none did, one without the
+#    rig's counters, and one from a rig without the by-PCID counts.
 td=$TOP/scripts/testdata
 for af in "$td"/results/*.args; do
 	n=$(basename "$af" .args)
@@ -428,6 +428,16 @@ for af in "$td"/results/*.args; do
 		bad "recorded log $n gives its expected verdict"
 	fi
 done
+# 7a2. --global-asids judges the rig's counters: without --qemu rig it is
+#      a usage error (exit status 2, and the reason), not a verdict.
+if "$TOP"/scripts/5-results.py "$td/results/rig-global-asids.log" --tree "$TREE" \
+	--global-asids >"$tmp/ga.out" 2>"$tmp/ga.err"; then
+	bad "5-results.py --global-asids without --qemu rig is refused"
+elif [ $? = 2 ] && grep -q 'needs --qemu rig' "$tmp/ga.err" && [ ! -s "$tmp/ga.out" ]; then
+	ok "5-results.py --global-asids without --qemu rig is refused"
+else
+	bad "5-results.py --global-asids without --qemu rig is refused: $(tr '\n' ';' <"$tmp/ga.err")"
+fi
 # 7b. No log, an empty log, a broken known-failures file: still a FAIL line
 #     and the counts, exit status 0.
 : >"$tmp/empty.log"

@@ -136,9 +136,9 @@ static inline void invlpga(u64 va, u32 asid)
 }
 
 /*
- * INVLPGB (0F 01 FE) and TLBSYNC (0F 01 FF), AMD APM vol. 3: rAX = the
- * address | flags, ECX[15:0] pages after the first, ECX[31] 2 MiB steps,
- * EDX = PCID << 16 | ASID.
+ * INVLPGB (0F 01 FE) and TLBSYNC (0F 01 FF), as Linux's __invlpgb()
+ * encodes them: rAX = the address | flags, ECX[15:0] pages after the
+ * first, ECX[31] 2 MiB steps, EDX = PCID << 16 | ASID.
  */
 #define IB_VA		(1UL << 0)	/* the address in rAX[63:12] is valid */
 #define IB_PCID		(1UL << 1)	/* the PCID in EDX[27:16] is valid */
