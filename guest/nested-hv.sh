@@ -127,6 +127,21 @@ diag() {
 	sleep 3
 	tr -d '\r' < $mon.log | grep -E '^(CPU#|RIP|dumping|LVTT|Timer|ISR|IRR|APR)' | sed 's/^/nested: diag: /'
 }
+# overdue: the L2 test that is still running 120 s past its own timeout
+# (guest/init's timeout(1) did not end it: a task stuck in L2's kernel),
+# as "TEST still running after Ns, past its Ns timeout"; nothing if none.
+# L2's heartbeat lines keep its console from falling silent meanwhile.
+overdue() {
+	grep -E '^# (selftests: |tlb-series: heartbeat |[^ ]+: rc=)' $out | tail -n 1 |
+		awk -v list=/tests/list '$3 == "heartbeat" {
+			s = $5 + 0
+			while ((getline l < list) > 0) {
+				split(l, f, "|")
+				if (f[1] == $4 && s >= f[3] + 120)
+					printf "%s still running after %ds, past its %ss timeout\n", $4, s, f[3]
+			}
+		}'
+}
 run_l2() {
 	: > $out
 	rm -f $fifo /tmp/nested-l2.hung /tmp/nested-l2.reboot $mon.in $mon.out /tmp/nested-l2.qlog
@@ -165,6 +180,8 @@ run_l2() {
 				why="not at its tests after ${w}s"
 			elif [ $intests = 1 ] && [ $quiet -ge $test_silent ]; then
 				why="silent for ${quiet}s in its tests"
+			elif over=$(overdue) && [ -n "$over" ]; then
+				why=$over
 			else
 				continue
 			fi
