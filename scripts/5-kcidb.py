@@ -98,7 +98,8 @@ def test_path(*parts):
 # nsvm-stats: the series up to the patch with this subject).
 STACKS = {'base': (), 'base-emu': ('testonly',), 'series': ('patches',),
           'nsvm-stats': ('patches',), 'emu': ('patches', 'testonly'),
-          'mutants': ('patches', 'testonly', 'mutants')}
+          'mutants': ('patches', 'testonly', 'mutants'),
+          'base-count': ('testonly-base',)}
 NSVM_STATS_SUBJECT = 'KVM: x86: Add vCPU stats for TLB flushes and MMU syncs'
 
 
@@ -129,7 +130,8 @@ class Doc:
                 self.old = {b.get('config_name'): b
                             for b in json.load(f).get('builds', [])}
         self.dirs = {'patches': args.patches, 'testonly': args.testonly,
-                     'mutants': args.mutants}
+                     'mutants': args.mutants,
+                     'testonly-base': args.testonly_base}
         self.boots = boots_kernels(args.boots)
 
     def patch_files(self, d, commit):
@@ -323,9 +325,9 @@ def check(doc, logdir):
                 if '/'.join(parts[:i]) in doc.boots:
                     ref = doc.boots['/'.join(parts[:i])]
                     break
-            # ARCH/nested/...: L1 is the series kernel (its L2 kernels are
-            # named in the tests' output)
-            ref = 'series' if ref == 'nested' else ref
+            # ARCH/nested/...: L1 is base-count (boot-row.sh row_build;
+            # its L2 kernels are named in the tests' output)
+            ref = 'base-count' if ref == 'nested' else ref
             out = outputs.get(name, [])
             pat = re.escape(name) + r': rc=-?\d+ seconds=([0-9.]+)'
             secs = [m[1] for m in (re.fullmatch(pat, o) for o in out) if m]
@@ -524,6 +526,7 @@ def main():
     ap.add_argument('--patches', default=os.path.join(TOP, 'patches'))
     ap.add_argument('--testonly', default=os.path.join(TOP, 'testonly'))
     ap.add_argument('--mutants', default=os.path.join(TOP, 'mutants'))
+    ap.add_argument('--testonly-base', default=os.path.join(TOP, 'testonly-base'))
     ap.add_argument('--boots', default=os.path.join(TOP, 'guest', 'boots'))
     ap.add_argument('--builds-from', metavar='KCIDB_JSON',
                     help='bench: the builds\' commits, .config sha256 and '

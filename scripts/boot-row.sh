@@ -150,10 +150,10 @@ boot_each() {
 }
 # row_build ARCH KERNEL: the kernel build a row boots: ARCH-REF, or
 # ARCH-REF-VARIANT for a kernel REF:VARIANT (3-build-kernel.sh ARCH REF
-# VARIANT). The kernel "nested" is base-count as L1 (base's KVM: with
-# the series as L1, L1 crashed in some boots and base never did, README
-# "The nested Hyper-V run"), with the initramfs of 3-build-nested.sh
-# (QEMU and the L2 kernels).
+# VARIANT). The kernel "nested" is base-count as L1 (base's KVM, so that
+# a verdict on the L2 guests does not also rest on the series' KVM
+# patches: README "The nested Hyper-V run"), with the initramfs of
+# 3-build-nested.sh (QEMU and the L2 kernels).
 row_build() {
 	if [ "$2" = nested ]; then echo "$1-base-count"; else echo "$1-${2/:/-}"; fi
 }

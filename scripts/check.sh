@@ -435,16 +435,17 @@ for arch in "${arches[@]}"; do
 			tee -a "$LOGS/harness.verdict" | tally || no_more_boots
 		touch "$LOGS/.built-$arch-mutants"
 	fi
-	# The nested Hyper-V boot's L1 initramfs: QEMU, and the L2 kernels
+	# The nested Hyper-V boots' L1 initramfs: QEMU, and the L2 kernels
 	# base-count (base with a test-only count of its flush hypercalls'
 	# targets), series and, with the mutants, mutants. Before arm64's
-	# kernels: from an empty cache the x86_64 lane then boots it while
+	# kernels: from an empty cache the x86_64 lane then boots them while
 	# its rig boots wait for the rig's build.
-	if [ "$arch" = x86_64 ] && [ "$want_nested" != 0 ]; then
+	# A failed build fails the nested boots alone (judged as missing).
+	if [ "$arch" = x86_64 ] && [ "$want_nested" != 0 ] &&
 		gate "build x86_64-base-count" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh x86_64 base-count |
-			tee -a "$LOGS/harness.verdict" | tally || no_more_boots
+			tee -a "$LOGS/harness.verdict" | tally &&
 		gate "nested x86_64" "${nice[@]}" "$TOP"/scripts/3-build-nested.sh base-count series \
-			${have_mutants:+mutants} | tee -a "$LOGS/harness.verdict" | tally || no_more_boots
+			${have_mutants:+mutants} | tee -a "$LOGS/harness.verdict" | tally; then
 		touch "$LOGS/.built-x86_64-nested"
 	fi
 done
