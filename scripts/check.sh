@@ -285,9 +285,11 @@ have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|mutants|')
 # The nested Hyper-V boots (README, "The nested Hyper-V run") need a
 # third x86_64 kernel (base-count) and an L1 initramfs with QEMU and the
-# L2 kernels, built only when they run. NESTED=0 leaves them out (a
-# quicker run).
-[ "${NESTED:-1}" = 1 ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|nested|')
+# L2 kernels, built only when they run: with NESTED=1. They are left out
+# by default: L1 itself, base's kernel as well as the series', crashed in
+# about one boot in seven under this host's TCG (Dec 7), and in the first
+# make check that ran them (a corrupted direct map in L1, 53 s in).
+[ "${NESTED:-0}" = 1 ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|nested|')
 # Without the mutants there is no mutants L2 kernel: the nested boot
 # that boots one (nested.hv_series_ex) is left out.
 [ -n "$have_mutants" ] || mapfile -t boots < <(printf '%s\n' "${boots[@]}" | grep -v '^[^|]*|[^|]*|nested||nested:nested\.hv_series_ex|')
