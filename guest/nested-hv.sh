@@ -248,7 +248,10 @@ while [ $attempt -lt "$boots" ]; do
 	3) crashed=$((crashed + 1)) why=$(cat /tmp/nested-l2.hung) ;;
 	*) crashed=$((crashed + 1)) why='reset after its tests began' ;;
 	esac
-	grep -E 'Oops|BUG:|RIP:|Kernel panic' $out | head -n 5 | sed "s/^/nested: L2 crash: boot $attempt: /"
+	# L2's time stamp in words: a "[ 11.78] Oops" on our console would
+	# read as our own kernel's (5-results.py).
+	grep -E 'Oops|BUG:|RIP:|Kernel panic' $out | head -n 5 |
+		sed -E "s/^\[ *([0-9.]+)\] /(L2 time \1) /; s/^/nested: L2 crash: boot $attempt: /"
 	echo "nested: L2 boot $attempt ended or was stopped $why, last line: $(grep -v '^$' $out | tail -n 1)"
 	if grep -q '^not ok [0-9]* ' $out; then
 		echo "nested: L2 boot $attempt: a test failed before that: not booted again"
@@ -280,6 +283,16 @@ nnot=$(grep -c '^not ok [0-9]* ' $out)
 grep '^not ok [0-9]* \|^ok [0-9]* .* # SKIP' $out | sed 's/^/nested: L2 result: /'
 if [ "$nres" != "$ntests" ] || [ "$nnot" != 0 ]; then
 	echo "nested: FAIL: $nres of $ntests L2 tests gave a result, $nnot failed"
+	fail=1
+fi
+# L2's kernel splats, in the boot whose results these are (an earlier
+# boot's crash is counted above): 5-results.py leaves L2's lines on our
+# console to this, as they are not our kernel's. The patterns are
+# 5-results.py's SPLATS.
+splat=$(grep -oE '\[ *[0-9]+\.[0-9]{6}\] .*' $out | grep -E 'WARNING:|BUG:|Oops|Kernel panic|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|KASAN:|general protection fault|INFO: rcu[a-z_]* (self-)?detected (expedited )?stall|INFO: task .* blocked for more than|detected hard LOCKUP|soft lockup' |
+	head -n 1 | sed -E 's/^\[ *([0-9.]+)\] /(L2 time \1) /')
+if [ -n "$splat" ]; then
+	echo "nested: FAIL: L2 kernel splat in boot $attempt: $splat"
 	fail=1
 fi
 

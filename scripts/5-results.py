@@ -78,6 +78,7 @@ RIG_TLB = re.compile(r'^rig-tlb: cpu (\d+): lookups (\d+) hits (\d+) '
 # guest/init's keep-alive line while a quiet test runs (see 4-boot.sh
 # --silence); it is not the test's output.
 HEARTBEAT = '# tlb-series: heartbeat'
+L2_QUOTES = ('# L2: ', '# nested: ')
 ROW_PREFIX = '### tlb-series: row '
 ROW_BEGIN = ROW_PREFIX + '{} begin'
 ROW_END = ROW_PREFIX + '{} end'
@@ -166,9 +167,16 @@ def test_outputs(lines):
 
 
 def kernel_messages(raw):
-    """The kernel's messages among console lines RAW (time stamp dropped)."""
+    """The kernel's messages among console lines RAW (time stamp dropped).
+    A nested guest's console on ours (guest/nested-hv.sh's "# L2: LINE",
+    and its "# nested: ..." lines that quote L2's messages) is its own,
+    not this kernel's: the first time stamp on such a line is L2's and is
+    dropped, and only a message of ours that split the line after it
+    counts.  guest/nested-hv.sh judges L2's splats itself."""
     msgs = []
     for l in raw:
+        if l.startswith(L2_QUOTES):
+            l = KMSG.sub('', l, count=1)
         m = KMSG.search(l)
         if m:
             msgs.append(l[m.end():])
@@ -300,7 +308,30 @@ def parse(args):
         'rig_invlpgb_unparsed': rig_invlpgb_old,
         'messages': kernel_messages(raw) if args.expect_message else [],
         'lines': len(raw),
+        'retried': retried(args.log),
     }
+
+
+def retried(log):
+    """Why LOG is a second boot (boot-row.sh's LOG.retried: the first
+    boot's L1 crashed before any result, kept as LOG.first), else None."""
+    try:
+        with open(log + '.retried', errors='replace') as f:
+            return f.read().strip() or 'no reason recorded'
+    except OSError:
+        return None
+
+
+def l1_crash(res):
+    """The first splat of a boot that died of it before any of its tests
+    gave a result (nested boots: L1 crashed under its L2 guests, a boot
+    boot-row.sh repeats once), else None.  A result, a finished boot, a
+    hang or timeout without a splat, a full disk: None."""
+    if not res['splats'] or res['finished'] or res.get('disk_full') is not None:
+        return None
+    if any(t['status'] != 'NO RESULT' for t in res['kselftest'] or []):
+        return None
+    return res['splats'][0]
 
 
 def end_cause(res):
@@ -577,6 +608,15 @@ def verdict(res, args, v):
     # A deliberately broken kernel may splat or panic: its tests that must
     # fail carry the verdict. A hang or timeout still fails (its tests
     # never said anything).
+    if res.get('retried'):
+        # Said on the console item, passed or not: the verdict is the
+        # second boot's.
+        reasons.append('a second boot: the first one\'s L1 crashed before '
+                       'any result (kept as ' + os.path.basename(res['log']) +
+                       '.first): ' + res['retried'][:160])
+        if len(reasons) == 1:
+            v.item('PASS', 'console', reasons[0])
+            return
     if not reasons:
         v.item('PASS', 'console')
     elif args.allow_splat and res['splats'] and res['hang'] is None \
@@ -617,12 +657,21 @@ def main():
                     help='a broken (mutant) kernel: report splats, do not fail')
     ap.add_argument('--row',
                     help='judge only this mutation-matrix row of the log')
+    ap.add_argument('--l1-crash', action='store_true',
+                    help='no verdict: print "l1-crash: SPLAT" if the boot died '
+                    'of a kernel splat before any test gave a result, else '
+                    '"l1-crash: none"')
     ap.add_argument('--tree', default=os.path.join(
         os.path.dirname(__file__), '..', 'out', 'linux'))
     args = ap.parse_args()
     if args.global_asids and args.qemu != 'rig':
         ap.error('--global-asids needs --qemu rig: only the rig counts '
                  'INVLPGBs')
+    if args.l1_crash:
+        res = parse(args)
+        print('l1-crash: ' + ((l1_crash(res) or 'none') if 'error' not in res
+                              else 'none (' + res['error'] + ')'))
+        return
     v = Verdict(args.tag)
     try:
         res = parse(args)

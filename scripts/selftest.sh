@@ -413,11 +413,17 @@ fi
 #    a row that stock TCG catches too); a rig boot that must have used
 #    global ASIDs (--global-asids: some INVLPGB named a PCID), judged on
 #    a log where INVLPGBs did, one where none did, one without the
-#    rig's counters, and one from a rig without the by-PCID counts.
+#    rig's counters, and one from a rig without the by-PCID counts;
+#    nested Hyper-V boots: one whose L1 crashed (a FAIL, and --l1-crash
+#    names its splat), one whose L2 crashed and was booted again (L2's
+#    splats, "# L2: [ t] Oops", are not L1's: a PASS; no L1 crash), and
+#    a second boot after an L1 crash (LOG.retried: said on the console
+#    item).
 td=$TOP/scripts/testdata
 for af in "$td"/results/*.args; do
 	n=$(basename "$af" .args)
 	cp "$td/results/${n%@*}.log" "$tmp/$n.log"
+	[ ! -e "$td/results/${n%@*}.log.retried" ] || cp "$td/results/${n%@*}.log.retried" "$tmp/$n.log.retried"
 	words a "$(cat "$af")" || { bad "recorded log $n: its options split"; continue; }
 	if "$TOP"/scripts/5-results.py "$tmp/$n.log" --tree "$TREE" \
 		--known "$td/known-failures.txt" "${a[@]}" >"$tmp/$n.out" 2>"$tmp/$n.err" &&
@@ -1198,6 +1204,57 @@ if [ "$(head -n 7 <<<"$r")" = "$want" ] && grep -qx 'bad quote 2' <<<"$r" &&
 	ok "boot_row boots a row once and judges it, its matrix rows and controls, as make check does"
 else
 	bad "boot_row: [$(tr '\n' ';' <<<"$r")] $(grep -A1 -x -- -append "$br/args" | tail -n 1)"
+fi
+# 8h2. A nested boot (boot-row.sh row_boot) whose L1 crashed before any
+#      result is booted once more, the first log kept as LOG.first, its
+#      splat in LOG.retried and on the verdict's console item; a second
+#      crash is not retried, and a boot with a result is never retried.
+#      4-boot.sh a stand-in that writes recorded logs in turn.
+nr=$tmp/nr
+mkdir -p "$nr/guest" "$nr/logs"
+# shellcheck disable=SC2031 # the top level's TOP: 8h set its own in a subshell
+{
+	cp -a "$TOP/scripts" "$TOP/base.conf" "$nr/"
+	cp "$TOP/guest/tests.list" "$TOP/guest/known-failures.txt" "$nr/guest/"
+}
+# shellcheck disable=SC2016 # the stand-in's own variables
+printf '#!/bin/sh
+n=$(($(cat %s/calls 2>/dev/null || echo 0) + 1))
+echo $n >%s/calls
+set -- $(cat %s/logs.list) -- "$3"
+shift $((n - 1))
+cp "$1" "$(eval echo \\${$#})"
+' \
+	"$nr" "$nr" "$nr" >"$nr/scripts/4-boot.sh"
+nested_try() { # nested_try LOG...: row_boot and judge_row of a nested row
+	printf '%s\n' "$@" >"$nr/logs.list"
+	rm -f "$nr/calls" "$nr"/logs/*
+	(
+		# shellcheck disable=SC2030,SC2031 # for this subshell only
+		TOP=$nr LOGS=$nr/logs
+		# shellcheck source=boot-row.sh
+		. "$nr/scripts/boot-row.sh"
+		row='x86_64/nested/hv-base|x86_64|nested||nested:nested.hv_base||--expect-fail nested.hv_base|--nodes 1'
+		boot_row "$row" 2>"$nr/err"
+		echo "calls $(cat "$nr/calls")"
+		grep '^[PF]' "$nr/logs/x86_64_nested_hv-base.log.verdict"
+	)
+}
+r1=$(nested_try "$td/results/nested-l1-crash.log" "$td/results/nested-retried.log" 2>&1)
+f1=$(cat "$nr/logs/x86_64_nested_hv-base.log.retried" 2>/dev/null)
+c1=$(cmp -s "$nr/logs/x86_64_nested_hv-base.log.first" "$td/results/nested-l1-crash.log" && echo same)
+r2=$(nested_try "$td/results/nested-l1-crash.log" "$td/results/nested-l1-crash.log" "$td/results/nested-retried.log" 2>&1)
+r3=$(nested_try "$td/results/nested-retried.log" "$td/results/nested-retried.log" 2>&1)
+if grep -qx 'calls 2' <<<"$r1" && [ "$c1" = same ] &&
+	[ "$f1" = 'BUG: unable to handle page fault for address: ff110001ba500020' ] &&
+	grep -q '^PASS x86_64/nested/hv-base console -- a second boot: the first one.s L1 crashed' <<<"$r1" &&
+	grep -q '^PASS x86_64/nested/hv-base nested.hv_base -- caught' <<<"$r1" &&
+	grep -qx 'calls 2' <<<"$r2" && grep -q '^FAIL x86_64/nested/hv-base nested.hv_base -- no result' <<<"$r2" &&
+	grep -q '^FAIL x86_64/nested/hv-base console -- .*a second boot' <<<"$r2" &&
+	grep -qx 'calls 1' <<<"$r3" && grep -qx 'PASS x86_64/nested/hv-base console' <<<"$r3"; then
+	ok "a nested boot whose L1 crashed before any result is booted once more, and says so"
+else
+	bad "nested L1 retry: [$(tr '\n' ';' <<<"$r1")] [$(tr '\n' ';' <<<"$r2")] [$(tr '\n' ';' <<<"$r3")] first=$c1 retried=$f1"
 fi
 # 8i. make repro-*: each row of its view (guest/views) booted ROUNDS
 #     times through boot_row and judged by 5-results.py, with 4-boot.sh a
