@@ -87,6 +87,10 @@ out=/tmp/nested-l2.log
 fifo=/tmp/nested-l2.fifo
 echo "nested: L2 $k smp=$smp -cpu host,$flags"
 t0=$(cut -d' ' -f1 /proc/uptime)
+# inwords: L2's printk time stamp at the start of a line as words, "(L2
+# time T)": on our console a "[ T] " reads as our own kernel's message
+# (5-results.py), and these lines quote L2's.
+inwords() { sed -E 's/^\[ *([0-9.]+)\] /(L2 time \1) /'; }
 # run_l2: one boot of L2, its console on ours as "L2: LINE" (and in
 # $out); a trace_marker line as each of its tests starts. Seen here, in
 # some boots and not in others: L2's clock stops (at AP bring-up its APs
@@ -111,7 +115,7 @@ mon=/tmp/nested-l2.mon
 # timer apic_timer_fn, Hyper-V's stimer_timer_callback), and through
 # QEMU's monitor L2's vCPUs (RIP, HLT) and LAPICs.
 diag() {
-	echo "nested: diag: L2 boot $attempt $1 at L1 uptime $(cut -d' ' -f1 /proc/uptime), last line: $(grep -v '^$' $out | tail -n 1)"
+	echo "nested: diag: L2 boot $attempt $1 at L1 uptime $(cut -d' ' -f1 /proc/uptime), last line: $(grep -v '^$' $out | tail -n 1 | inwords)"
 	for t in "/proc/$qpid/task/"*; do
 		echo "nested: diag: thread $(cat "$t/comm") $(sed 's/.*) //' "$t/stat" | cut -d' ' -f1,37) $(cat "$t/wchan" 2>/dev/null)"
 	done
@@ -248,11 +252,9 @@ while [ $attempt -lt "$boots" ]; do
 	3) crashed=$((crashed + 1)) why=$(cat /tmp/nested-l2.hung) ;;
 	*) crashed=$((crashed + 1)) why='reset after its tests began' ;;
 	esac
-	# L2's time stamp in words: a "[ 11.78] Oops" on our console would
-	# read as our own kernel's (5-results.py).
-	grep -E 'Oops|BUG:|RIP:|Kernel panic' $out | head -n 5 |
-		sed -E "s/^\[ *([0-9.]+)\] /(L2 time \1) /; s/^/nested: L2 crash: boot $attempt: /"
-	echo "nested: L2 boot $attempt ended or was stopped $why, last line: $(grep -v '^$' $out | tail -n 1)"
+	grep -E 'Oops|BUG:|RIP:|Kernel panic' $out | head -n 5 | inwords |
+		sed "s/^/nested: L2 crash: boot $attempt: /"
+	echo "nested: L2 boot $attempt ended or was stopped $why, last line: $(grep -v '^$' $out | tail -n 1 | inwords)"
 	if grep -q '^not ok [0-9]* ' $out; then
 		echo "nested: L2 boot $attempt: a test failed before that: not booted again"
 		break
@@ -276,7 +278,7 @@ if ! grep -q 'Hypervisor detected: Microsoft Hyper-V' $out ||
 	echo "nested: FAIL: L2 did not run on Hyper-V with the flush hypercall"
 	fail=1
 fi
-grep 'Hyper-V' $out | grep -v 'selftests:' | head -n 8 | sed 's/^/nested: L2 dmesg: /'
+grep 'Hyper-V' $out | grep -v 'selftests:' | head -n 8 | inwords | sed 's/^/nested: L2 dmesg: /'
 ntests=$(echo "$tests" | tr ',' '\n' | grep -c .)
 nres=$(grep -cE '^(not )?ok [0-9]+ ' $out)
 nnot=$(grep -c '^not ok [0-9]* ' $out)
@@ -288,9 +290,10 @@ fi
 # L2's kernel splats, in the boot whose results these are (an earlier
 # boot's crash is counted above): 5-results.py leaves L2's lines on our
 # console to this, as they are not our kernel's. The patterns are
-# 5-results.py's SPLATS.
-splat=$(grep -oE '\[ *[0-9]+\.[0-9]{6}\] .*' $out | grep -E 'WARNING:|BUG:|Oops|Kernel panic|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|KASAN:|general protection fault|INFO: rcu[a-z_]* (self-)?detected (expedited )?stall|INFO: task .* blocked for more than|detected hard LOCKUP|soft lockup' |
-	head -n 1 | sed -E 's/^\[ *([0-9.]+)\] /(L2 time \1) /')
+# 5-results.py's SPLATS as extended regexes (BUG: and Oops without its
+# word boundaries: a superset).
+splat=$(grep -oE '\[ *[0-9]+\.[0-9]{6}\] .*' $out | grep -E 'WARNING:|BUG:|Oops|Kernel panic|possible (recursive|circular) locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off|KASAN:|Unable to handle kernel|general protection fault|INFO: rcu[a-z_]* (self-)?detected (expedited )?stall|INFO: task .* blocked for more than|detected hard LOCKUP|soft lockup' |
+	head -n 1 | inwords)
 if [ -n "$splat" ]; then
 	echo "nested: FAIL: L2 kernel splat in boot $attempt: $splat"
 	fail=1

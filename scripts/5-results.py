@@ -78,7 +78,20 @@ RIG_TLB = re.compile(r'^rig-tlb: cpu (\d+): lookups (\d+) hits (\d+) '
 # guest/init's keep-alive line while a quiet test runs (see 4-boot.sh
 # --silence); it is not the test's output.
 HEARTBEAT = '# tlb-series: heartbeat'
-L2_QUOTES = ('# L2: ', '# nested: ')
+# Where guest/nested-hv.sh's lines carry L2's time stamp: L2's console,
+# and (before it put them in words) its quotes of L2's crash lines,
+# dmesg and last line.
+L2_STAMP = re.compile(r'^(# L2: |# nested: L2 crash: boot \d+: |# nested: L2 dmesg: |'
+                      r'# nested: L2 boot \d+ ended .*?, last line: )\[\s*\d+\.\d{6}\] ')
+# What a nested boot's L2 said about its tests before L1 died.
+L2_FAILED = re.compile(r'^# (L2: not ok \d+ |nested: FAIL|nested: L2 result: not ok )')
+# The splats that are an L1 crash (boot-row.sh boots again after one):
+# not a stall, a hung task or a warning, which an L2 hypercall storm can
+# give.
+CRASH = re.compile(r'\bBUG:|\bOops\b|Kernel panic|general protection fault|'
+                   r'Unable to handle kernel')
+MARK_SECOND = '### tlb-series: second boot: '
+L2_RETRIED = re.compile(r'^# (nested: L2 ran for .*, (\d+) reset or stalled in them)')
 ROW_PREFIX = '### tlb-series: row '
 ROW_BEGIN = ROW_PREFIX + '{} begin'
 ROW_END = ROW_PREFIX + '{} end'
@@ -170,13 +183,12 @@ def kernel_messages(raw):
     """The kernel's messages among console lines RAW (time stamp dropped).
     A nested guest's console on ours (guest/nested-hv.sh's "# L2: LINE",
     and its "# nested: ..." lines that quote L2's messages) is its own,
-    not this kernel's: the first time stamp on such a line is L2's and is
-    dropped, and only a message of ours that split the line after it
-    counts.  guest/nested-hv.sh judges L2's splats itself."""
+    not this kernel's: L2's time stamp where such a line quotes one
+    (L2_STAMP) is dropped, and a message of ours that split the line
+    still counts.  guest/nested-hv.sh judges L2's splats itself."""
     msgs = []
     for l in raw:
-        if l.startswith(L2_QUOTES):
-            l = KMSG.sub('', l, count=1)
+        l = L2_STAMP.sub(r'\1', l, count=1)
         m = KMSG.search(l)
         if m:
             msgs.append(l[m.end():])
@@ -237,6 +249,12 @@ def parse(args):
         disk = next((l.strip() for l in raw if QEMU_ENOSPC.match(l)), None)
     if disk is not None:  # what stopped the console was the disk
         hang = cpu0 = None
+    # boot-row.sh's line after a second boot (l1_crash); guest/nested-hv.sh's
+    # summary of its L2 boots.
+    second = next((l[len(MARK_SECOND):].strip() for l in raw
+                   if l.startswith(MARK_SECOND)), None)
+    l2_retried = next((m.group(1) for m in map(L2_RETRIED.match, raw)
+                       if m and m.group(2) != '0'), None)
     raw = raw[:trailer]
     rig = next((l[len(MARK_RIG):].strip() for l in raw[:1]
                 if l.startswith(MARK_RIG)), None)
@@ -308,30 +326,24 @@ def parse(args):
         'rig_invlpgb_unparsed': rig_invlpgb_old,
         'messages': kernel_messages(raw) if args.expect_message else [],
         'lines': len(raw),
-        'retried': retried(args.log),
+        'second': second,
+        'l2_failed': any(L2_FAILED.match(l) for l in raw),
+        'l2_retried': l2_retried,
     }
 
 
-def retried(log):
-    """Why LOG is a second boot (boot-row.sh's LOG.retried: the first
-    boot's L1 crashed before any result, kept as LOG.first), else None."""
-    try:
-        with open(log + '.retried', errors='replace') as f:
-            return f.read().strip() or 'no reason recorded'
-    except OSError:
-        return None
-
-
 def l1_crash(res):
-    """The first splat of a boot that died of it before any of its tests
-    gave a result (nested boots: L1 crashed under its L2 guests, a boot
-    boot-row.sh repeats once), else None.  A result, a finished boot, a
-    hang or timeout without a splat, a full disk: None."""
-    if not res['splats'] or res['finished'] or res.get('disk_full') is not None:
+    """The first crash of a boot that died of it before any of its tests
+    gave a result, when nothing its L2 guest said had failed (nested
+    boots: L1 crashed under its L2 guests, a boot boot-row.sh repeats
+    once), else None.  A result, a finished boot, a hang, a timeout, a
+    full disk, a stall or warning without an oops or panic: None."""
+    if res['finished'] or res['hang'] is not None or res['timed_out'] or \
+            res.get('disk_full') is not None or res.get('l2_failed'):
         return None
     if any(t['status'] != 'NO RESULT' for t in res['kselftest'] or []):
         return None
-    return res['splats'][0]
+    return next((s for s in res['splats'] if CRASH.search(s)), None)
 
 
 def end_cause(res):
@@ -608,15 +620,19 @@ def verdict(res, args, v):
     # A deliberately broken kernel may splat or panic: its tests that must
     # fail carry the verdict. A hang or timeout still fails (its tests
     # never said anything).
-    if res.get('retried'):
-        # Said on the console item, passed or not: the verdict is the
-        # second boot's.
-        reasons.append('a second boot: the first one\'s L1 crashed before '
-                       'any result (kept as ' + os.path.basename(res['log']) +
-                       '.first): ' + res['retried'][:160])
-        if len(reasons) == 1:
-            v.item('PASS', 'console', reasons[0])
-            return
+    # Said on the console item, passed or not: the verdict is a second
+    # boot's (boot-row.sh), or L2 was booted again after a reset or stall
+    # in its tests (guest/nested-hv.sh).
+    notes = []
+    if res.get('second'):
+        notes.append('a second boot: ' + res['second'][:200])
+    if res.get('l2_retried'):
+        notes.append('L2 booted again after a reset or stall in its tests: "' +
+                     res['l2_retried'] + '"')
+    if not reasons and notes:
+        v.item('PASS', 'console', '; '.join(notes))
+        return
+    reasons += notes
     if not reasons:
         v.item('PASS', 'console')
     elif args.allow_splat and res['splats'] and res['hang'] is None \
@@ -659,8 +675,8 @@ def main():
                     help='judge only this mutation-matrix row of the log')
     ap.add_argument('--l1-crash', action='store_true',
                     help='no verdict: print "l1-crash: SPLAT" if the boot died '
-                    'of a kernel splat before any test gave a result, else '
-                    '"l1-crash: none"')
+                    'of an oops or panic before any test gave a result and '
+                    'nothing its L2 guest said had failed, else "l1-crash: none"')
     ap.add_argument('--tree', default=os.path.join(
         os.path.dirname(__file__), '..', 'out', 'linux'))
     args = ap.parse_args()

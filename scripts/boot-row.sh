@@ -190,7 +190,7 @@ row_boot() {
 	fi
 	local logf st=0 crash
 	logf=$(row_log "$tag")
-	rm -f "$logf.first" "$logf.retried"
+	rm -f "$logf.first"
 	set -- "$TOP"/scripts/4-boot.sh "$arch" "$(row_build "$arch" "$kernel")" "$logf" \
 		"${opts[@]}" "${ib[@]}" "${bo[@]}"
 	row_run "$tag" "$@" || st=$?
@@ -198,19 +198,22 @@ row_boot() {
 	# A nested boot's L1 is base's kernel (row_build), under TCG's nested
 	# SVM, where it crashed in about one L1 boot in seven on Dec 6-7,
 	# with base's own KVM as with the series' (README, "The nested
-	# Hyper-V run"). A boot whose L1 died of a splat before any result
-	# is booted once more; the first log is kept as LOG.first, its splat
-	# in LOG.retried, which 5-results.py quotes on the console item of
-	# the verdict. A result, a hang or a timeout is never retried, nor a
+	# Hyper-V run"). A boot whose L1 died of an oops or a panic before
+	# any result, with nothing its L2 had said failed (5-results.py
+	# --l1-crash), is booted once more; the first log is kept as
+	# LOG.first, and a line at the end of the second log names it and
+	# its crash, which 5-results.py quotes on the console item. A
+	# result, a hang, a timeout or a stall is never booted again, nor a
 	# second crash.
-	crash=$("$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --l1-crash 2>/dev/null) || crash=
+	crash=$(nice -n 10 "$TOP"/scripts/5-results.py "$logf" --tree "$TREE" --l1-crash 2>/dev/null) || crash=
+	case $crash in 'l1-crash: none'*) return "$st" ;; 'l1-crash: '*) ;; *) return "$st" ;; esac
 	crash=${crash#l1-crash: }
-	case $crash in '' | none*) return "$st" ;; esac
 	log "boot $tag: L1 crashed before any result ($crash): booted again, once"
 	mv -f "$logf" "$logf.first"
 	st=0
 	row_run "$tag" "$@" || st=$?
-	printf '%s\n' "$crash" >"$logf.retried"
+	printf '### tlb-series: second boot: the first one'"'"'s L1 crashed before any result (%s): %s\n' \
+		"${logf##*/}.first" "$crash" >>"$logf"
 	return "$st"
 }
 # row_run TAG 4-BOOT.SH...: one boot, under ROW_LOCK if that is set.

@@ -415,15 +415,17 @@ fi
 #    a log where INVLPGBs did, one where none did, one without the
 #    rig's counters, and one from a rig without the by-PCID counts;
 #    nested Hyper-V boots: one whose L1 crashed (a FAIL, and --l1-crash
-#    names its splat), one whose L2 crashed and was booted again (L2's
-#    splats, "# L2: [ t] Oops", are not L1's: a PASS; no L1 crash), and
-#    a second boot after an L1 crash (LOG.retried: said on the console
-#    item).
+#    names its crash), the same with its L2's first result edited to
+#    "not ok" (no L1 crash to boot again after: L2 had failed), one whose
+#    L2 crashed and was booted again, before and in its tests (L2's
+#    splats, "# L2: [ t] Oops", are not L1's: a PASS that quotes the
+#    in-test reset; no L1 crash), and a second boot after an L1 crash
+#    (boot-row.sh's last line: said on the console item); --l1-crash on
+#    a panic before any TAP (a crash), an RCU stall and a hang (none).
 td=$TOP/scripts/testdata
 for af in "$td"/results/*.args; do
 	n=$(basename "$af" .args)
 	cp "$td/results/${n%@*}.log" "$tmp/$n.log"
-	[ ! -e "$td/results/${n%@*}.log.retried" ] || cp "$td/results/${n%@*}.log.retried" "$tmp/$n.log.retried"
 	words a "$(cat "$af")" || { bad "recorded log $n: its options split"; continue; }
 	if "$TOP"/scripts/5-results.py "$tmp/$n.log" --tree "$TREE" \
 		--known "$td/known-failures.txt" "${a[@]}" >"$tmp/$n.out" 2>"$tmp/$n.err" &&
@@ -1127,7 +1129,7 @@ if [ "$(n selftest.sh)" = 1 ] && [ "$(n herd-check.sh)" = 1 ] && [ "$(n lint.sh)
 	[ "$(grep -n 'check: done' "$tmp/check2.out" | cut -d: -f1)" -gt "$(grep -n 'PASS stand-in herd-check.sh' "$tmp/check2.out" | cut -d: -f1)" ] &&
 	[ -s "$tmp/hout/logs/check/results/check.json" ] && [ ! -e "$h/results/check.json" ] &&
 	[ "$(cat "$h/results/mutants.md")" = tracked ] &&
-	grep -q '^  SKIP x86_64/nested/x boot -- make check was [0-9]* s in at their build (NESTED_BY=-1' "$tmp/check2.out" &&
+	grep -q '^  SKIP x86_64/nested/x boot -- make check was [0-9]* s in at their build, past NESTED_BY=-1' "$tmp/check2.out" &&
 	[ -z "$(nb x86_64/nested/x)" ] && ! grep -q 'nested x86_64' "$tmp/check2.out"; then
 	ok "make check counts each background stage once, ends with its summary, and leaves results/ alone"
 else
@@ -1211,10 +1213,12 @@ else
 	bad "boot_row: [$(tr '\n' ';' <<<"$r")] $(grep -A1 -x -- -append "$br/args" | tail -n 1)"
 fi
 # 8h2. A nested boot (boot-row.sh row_boot) whose L1 crashed before any
-#      result is booted once more, the first log kept as LOG.first, its
-#      splat in LOG.retried and on the verdict's console item; a second
-#      crash is not retried, and a boot with a result is never retried.
-#      4-boot.sh a stand-in that writes recorded logs in turn.
+#      result is booted once more, the first log kept as LOG.first, the
+#      crash named on the second log's last line and the verdict's
+#      console item; a second crash is not retried, nor a crash after
+#      L2 had failed, and a boot with a result is never retried; a
+#      LOG.first of an earlier run is removed. 4-boot.sh a stand-in that
+#      writes recorded logs in turn.
 nr=$tmp/nr
 mkdir -p "$nr/guest" "$nr/logs"
 # shellcheck disable=SC2031 # the top level's TOP: 8h set its own in a subshell
@@ -1234,6 +1238,7 @@ cp "$1" "$(eval echo \\${$#})"
 nested_try() { # nested_try LOG...: row_boot and judge_row of a nested row
 	printf '%s\n' "$@" >"$nr/logs.list"
 	rm -f "$nr/calls" "$nr"/logs/*
+	echo stale >"$nr/logs/x86_64_nested_hv-base.log.first"
 	(
 		# shellcheck disable=SC2030,SC2031 # for this subshell only
 		TOP=$nr LOGS=$nr/logs
@@ -1245,21 +1250,27 @@ nested_try() { # nested_try LOG...: row_boot and judge_row of a nested row
 		grep '^[PF]' "$nr/logs/x86_64_nested_hv-base.log.verdict"
 	)
 }
-r1=$(nested_try "$td/results/nested-l1-crash.log" "$td/results/nested-retried.log" 2>&1)
-f1=$(cat "$nr/logs/x86_64_nested_hv-base.log.retried" 2>/dev/null)
+# The second boot's log: a clean one (hv-base's, without the line
+# boot-row.sh adds).
+grep -v '^### tlb-series: second boot: ' "$td/results/nested-retried.log" >"$nr/clean.log"
+r1=$(nested_try "$td/results/nested-l1-crash.log" "$nr/clean.log" 2>&1)
+f1=$(tail -n 1 "$nr/logs/x86_64_nested_hv-base.log")
 c1=$(cmp -s "$nr/logs/x86_64_nested_hv-base.log.first" "$td/results/nested-l1-crash.log" && echo same)
-r2=$(nested_try "$td/results/nested-l1-crash.log" "$td/results/nested-l1-crash.log" "$td/results/nested-retried.log" 2>&1)
-r3=$(nested_try "$td/results/nested-retried.log" "$td/results/nested-retried.log" 2>&1)
+r2=$(nested_try "$td/results/nested-l1-crash.log" "$td/results/nested-l1-crash.log" "$nr/clean.log" 2>&1)
+r3=$(nested_try "$nr/clean.log" "$nr/clean.log" 2>&1)
+c3=$([ -e "$nr/logs/x86_64_nested_hv-base.log.first" ] || echo gone)
+r4=$(nested_try "$td/results/nested-l1-crash-l2-failed.log" "$nr/clean.log" 2>&1)
 if grep -qx 'calls 2' <<<"$r1" && [ "$c1" = same ] &&
-	[ "$f1" = 'BUG: unable to handle page fault for address: ff110001ba500020' ] &&
+	[ "$f1" = "### tlb-series: second boot: the first one's L1 crashed before any result (x86_64_nested_hv-base.log.first): BUG: unable to handle page fault for address: ff110001ba500020" ] &&
 	grep -q '^PASS x86_64/nested/hv-base console -- a second boot: the first one.s L1 crashed' <<<"$r1" &&
 	grep -q '^PASS x86_64/nested/hv-base nested.hv_base -- caught' <<<"$r1" &&
 	grep -qx 'calls 2' <<<"$r2" && grep -q '^FAIL x86_64/nested/hv-base nested.hv_base -- no result' <<<"$r2" &&
 	grep -q '^FAIL x86_64/nested/hv-base console -- .*a second boot' <<<"$r2" &&
-	grep -qx 'calls 1' <<<"$r3" && grep -qx 'PASS x86_64/nested/hv-base console' <<<"$r3"; then
+	grep -qx 'calls 1' <<<"$r3" && grep -qx 'PASS x86_64/nested/hv-base console' <<<"$r3" && [ "$c3" = gone ] &&
+	grep -qx 'calls 1' <<<"$r4" && grep -q '^FAIL x86_64/nested/hv-base nested.hv_base -- no result' <<<"$r4"; then
 	ok "a nested boot whose L1 crashed before any result is booted once more, and says so"
 else
-	bad "nested L1 retry: [$(tr '\n' ';' <<<"$r1")] [$(tr '\n' ';' <<<"$r2")] [$(tr '\n' ';' <<<"$r3")] first=$c1 retried=$f1"
+	bad "nested L1 retry: [$(tr '\n' ';' <<<"$r1")] [$(tr '\n' ';' <<<"$r2")] [$(tr '\n' ';' <<<"$r3")] [$(tr '\n' ';' <<<"$r4")] first=$c1/$c3 last=$f1"
 fi
 # 8i. make repro-*: each row of its view (guest/views) booted ROUNDS
 #     times through boot_row and judged by 5-results.py, with 4-boot.sh a
