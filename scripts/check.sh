@@ -140,7 +140,7 @@ row_judged() { # row_judged TAG VERDICT LOG: count one verdict
 }
 judge_boot() { # judge_boot LINE: judge_row, each verdict counted; a line
 	# whose 5-results.py options do not split is a FAIL; a nested boot
-	# left out on a cold run (nested_skip) is a SKIP with its reason
+	# left out on a cold run (nested_go) is a SKIP with its reason
 	local tag vopts st=0
 	if [ "$(cut -d'|' -f3 <<<"$1")" = nested ] && [ -e "$LOGS/.nested-skipped" ]; then
 		printf 'SKIP %s boot -- %s\ncounts 0 0 1\n' "${1%%|*}" "$(cat "$LOGS/.nested-skipped")" |
@@ -299,7 +299,7 @@ have_mutants=$(ls "$TOP"/mutants/*.patch 2>/dev/null | head -n 1 || true)
 # ccache after 15): from a cold machine CI's 90 minutes would not hold
 # a fourth x86_64 kernel build and three more boots (CI's one cold run
 # took 84 without them).
-# Then each reads SKIP with the reason (nested_skip). An L1 that crashes
+# Then each reads SKIP with the reason (nested_go). An L1 that crashes
 # before any result is booted once more (boot-row.sh row_boot).
 NESTED=${NESTED:-auto} NESTED_BY=${NESTED_BY:-720}
 case $NESTED in 0 | 1 | auto) ;; *) die "NESTED=$NESTED: 0, 1 or auto" ;; esac
