@@ -325,9 +325,12 @@ def check(doc, logdir):
                 if '/'.join(parts[:i]) in doc.boots:
                     ref = doc.boots['/'.join(parts[:i])]
                     break
-            # ARCH/nested/...: L1 is base-count (boot-row.sh row_build;
-            # its L2 kernels are named in the tests' output)
-            ref = 'base-count' if ref == 'nested' else ref
+            # ARCH/nested/...: L1 is base-count, or the series where
+            # make check built no base-count (boot-row.sh row_build; its
+            # L2 kernels are named in the tests' output)
+            if ref == 'nested':
+                ref = 'series' if os.path.exists(
+                    os.path.join(logdir, '.nested-cold')) else 'base-count'
             out = outputs.get(name, [])
             pat = re.escape(name) + r': rc=-?\d+ seconds=([0-9.]+)'
             secs = [m[1] for m in (re.fullmatch(pat, o) for o in out) if m]

@@ -152,10 +152,18 @@ boot_each() {
 # ARCH-REF-VARIANT for a kernel REF:VARIANT (3-build-kernel.sh ARCH REF
 # VARIANT). The kernel "nested" is base-count as L1 (base's KVM, so that
 # a verdict on the L2 guests does not also rest on the series' KVM
-# patches: README "The nested Hyper-V run"), with the initramfs of
-# 3-build-nested.sh (QEMU and the L2 kernels).
+# patches: README "The nested Hyper-V run"), or the series where make
+# check built no base-count (a cold cache: $LOGS/.nested-cold, check.sh
+# nested_go), with the initramfs of 3-build-nested.sh (QEMU and the L2
+# kernels).
 row_build() {
-	if [ "$2" = nested ]; then echo "$1-base-count"; else echo "$1-${2/:/-}"; fi
+	if [ "$2" != nested ]; then
+		echo "$1-${2/:/-}"
+	elif [ -e "${LOGS:-/nonexistent}/.nested-cold" ]; then
+		echo "$1-series"
+	else
+		echo "$1-base-count"
+	fi
 }
 boot_row() {
 	local st=0
@@ -195,10 +203,10 @@ row_boot() {
 		"${opts[@]}" "${ib[@]}" "${bo[@]}"
 	row_run "$tag" "$@" || st=$?
 	[ "$kernel" = nested ] || return "$st"
-	# A nested boot's L1 is base's kernel (row_build), under TCG's nested
-	# SVM, where it crashed in about one L1 boot in seven on Dec 6-7,
-	# with base's own KVM as with the series' (README, "The nested
-	# Hyper-V run"). A boot whose L1 died of an oops or a panic before
+	# A nested boot's L1 is base's kernel (the series' from a cold
+	# cache: row_build), under TCG's nested SVM, where L1 crashed in
+	# about one boot in seven on Dec 6-7, with base's own KVM as with
+	# the series' (README, "The nested Hyper-V run"). A boot whose L1 died of an oops or a panic before
 	# any result, with nothing its L2 had said failed (5-results.py
 	# --l1-crash), is booted once more; the first log is kept as
 	# LOG.first, and a line at the end of the second log names it and

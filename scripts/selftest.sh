@@ -1106,12 +1106,15 @@ fi
 #     its two binaries) and the late lint are each counted once, a boot
 #     on the rig (listed first) boots after the other and is judged as
 #     one (the fake boots end before any test: both fail as unfinished),
-#     a nested boot whose build would start past NESTED_BY (a cold
-#     cache) is neither built nor booted and reads SKIP with the reason,
-#     and make check ends with its summary after all of them.
+#     past NESTED_BY (as from a cold cache) a nested boot of the series
+#     as L2 boots with the series as L1 and one of base-count as L2 is
+#     not booted and reads SKIP with the reason, and make check ends with
+#     its summary after all of them.
 rm -rf "$tmp/hout/logs"
 printf '%s\n' 'x86_64/rig/series|x86_64|series|||||--rig' 'x86_64/series|x86_64|series|||||' \
-	'x86_64/nested/x|x86_64|nested||nested:nested.hv_series|||--nodes 1' >"$h/guest/boots"
+	'x86_64/nested/x|x86_64|nested||nested:nested.hv_series|||--nodes 1' \
+	'x86_64/nested/b|x86_64|nested||nested:nested.hv_base|||--nodes 1' >"$h/guest/boots"
+: >"$tmp/hout/initramfs-x86_64-nested.cpio.gz"
 rc=0
 env OUT="$tmp/hout" RESULTS="$h/results" QEMU_CMD="$td/fake-qemu.py" FAKE_QEMU_MODE=chatty \
 	FAKE_QEMU_LINES=1 NESTED_BY=-1 "$h/scripts/check.sh" >"$tmp/check2.out" 2>&1 || rc=$?
@@ -1129,8 +1132,10 @@ if [ "$(n selftest.sh)" = 1 ] && [ "$(n herd-check.sh)" = 1 ] && [ "$(n lint.sh)
 	[ "$(grep -n 'check: done' "$tmp/check2.out" | cut -d: -f1)" -gt "$(grep -n 'PASS stand-in herd-check.sh' "$tmp/check2.out" | cut -d: -f1)" ] &&
 	[ -s "$tmp/hout/logs/check/results/check.json" ] && [ ! -e "$h/results/check.json" ] &&
 	[ "$(cat "$h/results/mutants.md")" = tracked ] &&
-	grep -q '^  SKIP x86_64/nested/x boot -- make check was [0-9]* s in at their build, past NESTED_BY=-1' "$tmp/check2.out" &&
-	[ -z "$(nb x86_64/nested/x)" ] && ! grep -q 'nested x86_64' "$tmp/check2.out"; then
+	grep -q '^  SKIP x86_64/nested/b boot -- base-count as L2: make check was [0-9]* s in at the nested build, past NESTED_BY=-1' "$tmp/check2.out" &&
+	[ -z "$(nb x86_64/nested/b)" ] && [ -n "$(nb x86_64/nested/x)" ] &&
+	grep -q 'boot x86_64-series .*tests=nested.hv_series' "$tmp/check2.out" &&
+	grep -q '^  PASS harness nested x86_64' "$tmp/check2.out" && ! grep -q 'build x86_64-base-count' "$tmp/check2.out"; then
 	ok "make check counts each background stage once, ends with its summary, and leaves results/ alone"
 else
 	bad "make check counts each background stage once (rc=$rc; selftest $(n selftest.sh), herd $(n herd-check.sh), lint $(n lint.sh): $(grep -e FAIL -e rig "$tmp/check2.out" | tail -n 5 | tr '\n' ';'))"
