@@ -484,15 +484,15 @@ for arch in "${arches[@]}"; do
 	# A failed build fails the nested boots alone (judged as missing).
 	# From a cold cache (nested_go): no base-count, the series as L1.
 	if [ "$arch" = x86_64 ] && [ "$want_nested" != 0 ]; then
-		l2=(base-count series ${have_mutants:+mutants})
+		nested_l2=(base-count series ${have_mutants:+mutants})
 		if ! nested_go; then
-			l2=("${l2[@]:1}")
+			nested_l2=("${nested_l2[@]:1}")
 		elif ! gate "build x86_64-base-count" "${nice[@]}" "$TOP"/scripts/3-build-kernel.sh x86_64 base-count |
 			tee -a "$LOGS/harness.verdict" | tally; then
-			l2=()
+			nested_l2=()
 		fi
-		if [ ${#l2[@]} -gt 0 ] &&
-			gate "nested x86_64" "${nice[@]}" "$TOP"/scripts/3-build-nested.sh "${l2[@]}" |
+		if [ ${#nested_l2[@]} -gt 0 ] &&
+			gate "nested x86_64" "${nice[@]}" "$TOP"/scripts/3-build-nested.sh "${nested_l2[@]}" |
 			tee -a "$LOGS/harness.verdict" | tally; then
 			touch "$LOGS/.built-x86_64-nested"
 		fi
