@@ -617,9 +617,6 @@ def verdict(res, args, v):
             r += (f': {len(not_run)} not run ({", ".join(not_run[:5])}' +
                   (', ...' if len(not_run) > 5 else '') + ')')
         reasons.append(r)
-    # A deliberately broken kernel may splat or panic: its tests that must
-    # fail carry the verdict. A hang or timeout still fails (its tests
-    # never said anything).
     # Said on the console item, passed or not: the verdict is a second
     # boot's (boot-row.sh), or L2 was booted again after a reset or stall
     # in its tests (guest/nested-hv.sh).
@@ -633,6 +630,9 @@ def verdict(res, args, v):
         v.item('PASS', 'console', '; '.join(notes))
         return
     reasons += notes
+    # A deliberately broken kernel may splat or panic: its tests that must
+    # fail carry the verdict. A hang or timeout still fails (its tests
+    # never said anything).
     if not reasons:
         v.item('PASS', 'console')
     elif args.allow_splat and res['splats'] and res['hang'] is None \
