@@ -91,6 +91,9 @@ t0=$(cut -d' ' -f1 /proc/uptime)
 # time T)": on our console a "[ T] " reads as our own kernel's message
 # (5-results.py), and these lines quote L2's.
 inwords() { sed -E 's/^\[ *([0-9.]+)\] /(L2 time \1) /'; }
+# since T: the seconds of L1 uptime since T (a /proc/uptime reading), to
+# a tenth.
+since() { echo "$1 $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f", $2 - $1 }'; }
 # run_l2: one boot of L2, its console on ours as "L2: LINE" (and in
 # $out); a trace_marker line as each of its tests starts. Seen here, in
 # some boots and not in others: L2's clock stops (at AP bring-up its APs
@@ -200,7 +203,7 @@ run_l2() {
 	tr -d '\r' < $fifo | while IFS= read -r l; do
 		case $l in
 		"# selftests: "*) echo "L2 test ${l#\# selftests: }" > $tr/trace_marker ;;
-		"TAP version"*) echo "nested: L2 boot $attempt reached its tests after $(echo "$b0 $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f", $2 - $1 }') s (L1 uptime)" ;;
+		"TAP version"*) echo "nested: L2 boot $attempt reached its tests after $(since "$b0") s (L1 uptime)" ;;
 		*"Linux version "*)
 			nlv=$((nlv + 1))
 			[ $nlv = 2 ] && { echo reboot > /tmp/nested-l2.reboot; kill $qpid; } ;;
@@ -212,7 +215,7 @@ run_l2() {
 	qrc=$?
 	kill $wpid $mpid 2>/dev/null
 	wait $wpid 2>/dev/null
-	echo "nested: L2 boot $attempt: QEMU status $qrc after $(echo "$b0 $(cut -d' ' -f1 /proc/uptime)" | awk '{ printf "%.1f", $2 - $1 }') s$([ -f /tmp/nested-l2.hung ] && echo ", stopped: $(cat /tmp/nested-l2.hung)")$([ -f /tmp/nested-l2.reboot ] && echo ', L2 reset (stopped)')"
+	echo "nested: L2 boot $attempt: QEMU status $qrc after $(since "$b0") s$([ -f /tmp/nested-l2.hung ] && echo ", stopped: $(cat /tmp/nested-l2.hung)")$([ -f /tmp/nested-l2.reboot ] && echo ', L2 reset (stopped)')"
 	if [ -f /tmp/nested-l2.reboot ]; then
 		# QEMU's -d cpu_reset: each vCPU's registers as the reset came
 		# (the last $smp resets logged).
@@ -263,14 +266,13 @@ while [ $attempt -lt "$boots" ]; do
 		echo "nested: L2 reset or stalled in its tests twice: not booted again"
 		break
 	fi
-	if [ "$(echo "$t0 $(cut -d' ' -f1 /proc/uptime)" | awk -v b=$budget '{ print ($2 - $1 >= b) }')" = 1 ]; then
+	if [ "$(since "$t0" | cut -d. -f1)" -ge $budget ]; then
 		echo "nested: ${budget}s gone: not booted again"
 		break
 	fi
 done
 echo 0 > $tr/tracing_on
-t1=$(cut -d' ' -f1 /proc/uptime)
-echo "nested: L2 ran for $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s (L1 uptime), $attempt boots, $hung of them ended before their tests, $crashed reset or stalled in them"
+echo "nested: L2 ran for $(since "$t0") s (L1 uptime), $attempt boots, $hung of them ended before their tests, $crashed reset or stalled in them"
 
 fail=0
 if ! grep -q 'Hypervisor detected: Microsoft Hyper-V' $out ||
